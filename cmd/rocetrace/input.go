@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// inputs is the merged stream of records from every capture on the command
+// line, with the errors met on the way.
+type inputs struct {
+	names   []string
+	readers []*decode.Reader
+	merger  *decode.Merger
+	errs    []error // missing files, non-captures, damage: each makes exit status 1
+}
+
+// openInputs opens every path. A file that cannot be opened is reported in
+// errs and left out; the others are still read.
+func openInputs(paths []string) *inputs {
+	in := &inputs{names: paths}
+	for i, p := range paths {
+		r, err := decode.OpenFile(p, i)
+		if err != nil {
+			in.errs = append(in.errs, err)
+			continue
+		}
+		in.readers = append(in.readers, r)
+	}
+	in.merger = decode.NewMerger(in.readers)
+	return in
+}
+
+// each calls fn for every record in timestamp order until the input ends or
+// ctx is cancelled. Damage in one file is recorded and the others go on.
+func (in *inputs) each(ctx context.Context, fn func(rec *decode.Record) error) error {
+	var rec decode.Record
+	for n := 0; ; n++ {
+		if n&1023 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err := in.merger.Next(&rec)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			var de *decode.DamageError
+			if errors.As(err, &de) {
+				in.errs = append(in.errs, err)
+				continue
+			}
+			in.errs = append(in.errs, err)
+			return nil
+		}
+		if err := fn(&rec); err != nil {
+			return err
+		}
+	}
+}
+
+// close closes every reader.
+func (in *inputs) close() {
+	for _, r := range in.readers {
+		_ = r.Close()
+	}
+}
+
+// report prints the input errors to stderr and returns the exit status
+// they call for.
+func (in *inputs) report(stderr io.Writer) int {
+	for _, err := range in.errs {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+	}
+	if len(in.errs) > 0 {
+		return exitFailed
+	}
+	return exitOK
+}

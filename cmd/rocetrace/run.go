@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit statuses (contract.md).
+const (
+	exitOK     = 0
+	exitFailed = 1 // missing, unreadable, not a capture, or damaged input
+	exitUsage  = 2
+)
+
+const usageText = `rocetrace analyses RoCEv2 captures (pcap/pcapng).
+
+Usage:
+  rocetrace [report] [flags] FILE...        human report (default command)
+  rocetrace report --json [flags] FILE...   the report as one JSON document
+  rocetrace packets [--json] [-V] FILE...   one line per frame
+
+Flags shared by all commands:
+  --link-speed SPEED   25G, 50G, 100G, 200G, 400G, 800G or bits/s (default 100G)
+  --pmtu PMTU          256, 512, 1024, 2048, 4096 or auto (default auto)
+  --roce-port PORT     UDP destination port of RoCEv2 (default 4791)
+
+Run 'rocetrace COMMAND -h' for a command's flags.
+`
+
+// run is the whole program: it returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	_ = stdin
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usageText)
+		return exitUsage
+	}
+	cmd, rest := args[1], args[2:]
+	switch cmd {
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usageText)
+		return exitOK
+	case "report":
+		return runReport(ctx, "report", rest, stdout, stderr)
+	case "packets":
+		return runPackets(ctx, rest, stdout, stderr)
+	}
+	if strings.HasPrefix(cmd, "-") || !isCommandName(cmd) {
+		return runReport(ctx, "report", args[1:], stdout, stderr)
+	}
+	fmt.Fprintf(stderr, "rocetrace: unknown command %q\n\n%s", cmd, usageText)
+	return exitUsage
+}
+
+// isCommandName reports whether s looks like a subcommand rather than a
+// file name: commands are lower-case words with no dot or slash.
+func isCommandName(s string) bool {
+	for _, c := range s {
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	switch s {
+	case "export", "tui", "capture":
+		return true
+	}
+	return false
+}
+
+// common holds the flags every command shares.
+type common struct {
+	linkSpeed string
+	pmtu      string
+	rocePort  uint16
+
+	linkBps int64
+	pmtuVal int // 0 = auto
+}
+
+func (c *common) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.linkSpeed, "link-speed", "100G", "link speed for PFC quanta: 25G, 50G, 100G, 200G, 400G, 800G or bits/s")
+	fs.StringVar(&c.pmtu, "pmtu", "auto", "path MTU: 256, 512, 1024, 2048, 4096 or auto")
+	fs.Uint16Var(&c.rocePort, "roce-port", 4791, "UDP destination port that carries RoCEv2")
+}
+
+// resolve checks and converts the shared flags.
+func (c *common) resolve() error {
+	bps, err := parseLinkSpeed(c.linkSpeed)
+	if err != nil {
+		return err
+	}
+	c.linkBps = bps
+	switch c.pmtu {
+	case "auto", "":
+		c.pmtuVal = 0
+	case "256", "512", "1024", "2048", "4096":
+		c.pmtuVal, _ = strconv.Atoi(c.pmtu)
+	default:
+		return fmt.Errorf("invalid --pmtu %q: want 256, 512, 1024, 2048, 4096 or auto", c.pmtu)
+	}
+	if c.rocePort == 0 {
+		return errors.New("invalid --roce-port 0")
+	}
+	return nil
+}
+
+// parseLinkSpeed parses "100G" style speeds or a plain number of bits/s.
+func parseLinkSpeed(s string) (int64, error) {
+	u := strings.ToUpper(strings.TrimSpace(s))
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(u, "G"):
+		mult, u = 1_000_000_000, strings.TrimSuffix(u, "G")
+	case strings.HasSuffix(u, "M"):
+		mult, u = 1_000_000, strings.TrimSuffix(u, "M")
+	}
+	n, err := strconv.ParseInt(u, 10, 64)
+	if err != nil || n <= 0 || n > 10_000_000_000_000/mult {
+		return 0, fmt.Errorf("invalid --link-speed %q: want 25G, 50G, 100G, 200G, 400G, 800G or bits/s", s)
+	}
+	return n * mult, nil
+}
+
+// flagSet is a command's flags with its synopsis for the usage text.
+type flagSet struct {
+	*pflag.FlagSet
+	synopsis string
+}
+
+// newFlagSet returns a flag set for a command that reports errors instead
+// of exiting.
+func newFlagSet(name, synopsis string, stderr io.Writer) *flagSet {
+	fs := &flagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), synopsis: synopsis}
+	fs.SetOutput(stderr)
+	fs.SortFlags = false
+	fs.Usage = func() { fs.printUsage(stderr) }
+	return fs
+}
+
+func (fs *flagSet) printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: rocetrace %s\n\nFlags:\n%s", fs.synopsis, fs.FlagUsages())
+}
+
+// parse parses args; it returns the exit status to use when the command
+// must stop (help or usage error), or -1 to go on.
+func (fs *flagSet) parse(args []string, c *common, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" {
+			fs.printUsage(stdout)
+			return exitOK
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		fs.Usage()
+		return exitUsage
+	}
+	if err := c.resolve(); err != nil {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "rocetrace: no capture file given\n")
+		fs.Usage()
+		return exitUsage
+	}
+	return -1
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocetrace/rocetrace/internal/testenv"
+)
+
+// tsharkField maps a tshark field to the contract's packet field.
+type tsharkField struct {
+	tshark, ours string
+	ext          bool // an extended header field (not compared on CNP/XRC, where tshark is wrong)
+}
+
+// tsharkFields are compared frame by frame wherever tshark decodes them.
+var tsharkFields = []tsharkField{
+	{"infiniband.bth.opcode", "opcode", false},
+	{"infiniband.bth.destqp", "dst_qpn", false},
+	{"infiniband.bth.psn", "psn", false},
+	{"infiniband.bth.a", "ackreq", false},
+	{"infiniband.bth.p_key", "pkey", false},
+	{"infiniband.aeth.syndrome", "aeth_syndrome", true},
+	{"infiniband.aeth.msn", "aeth_msn", true},
+	{"infiniband.reth.va", "reth_va", true},
+	{"infiniband.reth.r_key", "reth_rkey", true},
+	{"infiniband.reth.dmalen", "reth_len", true},
+	{"infiniband.atomiceth.swapdt", "atomic_swap_add", true},
+	{"infiniband.atomiceth.cmpdt", "atomic_compare", true},
+	{"infiniband.atomicacketh.origremdt", "atomic_ack_orig", true},
+	{"infiniband.deth.q_key", "deth_qkey", true},
+	{"infiniband.deth.srcqp", "deth_src_qpn", true},
+	{"ip.src", "src_ip", false},
+	{"ip.dst", "dst_ip", false},
+	{"ipv6.src", "src_ip", false},
+	{"ipv6.dst", "dst_ip", false},
+	{"udp.srcport", "udp_sport", false},
+	{"udp.dstport", "udp_dport", false},
+}
+
+// diffCounts totals one differential run.
+type diffCounts struct {
+	frames, roceFrames, fields int
+}
+
+// runTSharkFields runs tshark over path and returns, per frame number, the
+// compared fields. TFTP and RPC-over-RDMA heuristics are disabled: tshark
+// takes RoCE from source port 69 for TFTP (hwnic capture), and RoCE is
+// forced on the RoCE port as rocetrace does.
+func runTSharkFields(t *testing.T, tshark, path string) map[int][]string {
+	t.Helper()
+	args := []string{"-n", "-r", path, "--disable-protocol", "tftp", "--disable-protocol", "rpcordma",
+		"-d", "udp.port==4791,infiniband", "-T", "fields", "-E", "separator=/t", "-E", "occurrence=l",
+		"-e", "frame.number"}
+	for _, f := range tsharkFields {
+		args = append(args, "-e", f.tshark)
+	}
+	out, err := exec.Command(tshark, args...).Output()
+	if err != nil {
+		t.Fatalf("tshark on %s: %v", path, err)
+	}
+	rows := map[int][]string{}
+	for line := range strings.SplitSeq(strings.TrimRight(string(out), "\n"), "\n") {
+		cols := strings.Split(line, "\t")
+		n, err := strconv.Atoi(cols[0])
+		if err != nil {
+			t.Fatalf("tshark line %q: %v", line, err)
+		}
+		rows[n] = cols[1:]
+	}
+	return rows
+}
+
+// normalize turns a tshark or JSON value into a comparable string: numbers
+// (decimal or 0x hex) become decimal, booleans 1/0.
+func normalize(s string) string {
+	switch s {
+	case "True", "true":
+		return "1"
+	case "False", "false":
+		return "0"
+	}
+	if v, err := strconv.ParseUint(s, 0, 64); err == nil {
+		return strconv.FormatUint(v, 10)
+	}
+	return s
+}
+
+// diffAgainstTShark compares `rocetrace packets --json` with tshark for one
+// capture and returns the counts.
+func diffAgainstTShark(t *testing.T, tshark, path string) diffCounts {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"rocetrace", "packets", "--json", path}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("rocetrace packets --json %s: exit %d: %s", path, code, stderr.String())
+	}
+	want := runTSharkFields(t, tshark, path)
+	var c diffCounts
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var obj map[string]any
+		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		d.UseNumber()
+		if err := d.Decode(&obj); err != nil {
+			t.Fatalf("%s: bad JSON line %q: %v", path, sc.Text(), err)
+		}
+		c.frames++
+		frame, _ := strconv.Atoi(string(obj["frame"].(json.Number)))
+		row, ok := want[frame]
+		if !ok {
+			t.Errorf("%s frame %d: tshark has no such frame", filepath.Base(path), frame)
+			continue
+		}
+		tsOpcode := row[0]
+		ourOpcode := obj["opcode"]
+		if (tsOpcode != "") != (ourOpcode != nil) {
+			t.Errorf("%s frame %d: tshark opcode %q, rocetrace %v", filepath.Base(path), frame, tsOpcode, ourOpcode)
+			continue
+		}
+		roce := ourOpcode != nil
+		if roce {
+			c.roceFrames++
+		}
+		op, _ := strconv.Atoi(normalize(tsOpcode))
+		// tshark 4.0 does not know CNP (0x81) and does not parse XRCETH,
+		// so it misplaces every extended header after it.
+		skipExt := op == 0x81 || op>>5 == 5
+		for i, f := range tsharkFields {
+			ts := row[i]
+			if f.ext && skipExt {
+				continue
+			}
+			name := f.ours
+			if atomic := op&0x1F == 0x13 || op&0x1F == 0x14; atomic && strings.HasPrefix(name, "reth_") {
+				// tshark files the AtomicETH VA and R_Key under its RETH fields.
+				name = strings.Replace(name, "reth_", "atomic_", 1)
+			}
+			ours, present := obj[name]
+			if ts == "" {
+				if !roce && f.ext {
+					continue
+				}
+				// ip.* is empty on IPv6 frames and ipv6.* on IPv4 ones;
+				// tshark leaves ports empty when it does not decode UDP.
+				continue
+			}
+			c.fields++
+			if !present || ours == nil {
+				t.Errorf("%s frame %d: %s: tshark %q, rocetrace null", filepath.Base(path), frame, name, ts)
+				continue
+			}
+			got := normalize(jsonString(ours))
+			if got != normalize(ts) {
+				t.Errorf("%s frame %d: %s: tshark %q, rocetrace %q", filepath.Base(path), frame, name, ts, got)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if c.frames != len(want) {
+		t.Errorf("%s: rocetrace printed %d frames, tshark %d", filepath.Base(path), c.frames, len(want))
+	}
+	return c
+}
+
+func jsonString(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		return x.String()
+	case string:
+		return x
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestTSharkDifferentialShared compares every frame of every shared real
+// capture with tshark.
+func TestTSharkDifferentialShared(t *testing.T) {
+	tshark := testenv.TShark(t)
+	files := testenv.SharedPcaps(t)
+	var total diffCounts
+	for _, f := range files {
+		if strings.Contains(f, "erf") {
+			continue // native InfiniBand over ERF: no Ethernet/UDP, rocetrace does not decode it
+		}
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			c := diffAgainstTShark(t, tshark, f)
+			total.frames += c.frames
+			total.roceFrames += c.roceFrames
+			total.fields += c.fields
+		})
+	}
+	t.Logf("differential vs tshark: %d files, %d frames, %d RoCE frames, %d field values compared",
+		len(files)-1, total.frames, total.roceFrames, total.fields)
+	if total.roceFrames == 0 {
+		t.Fatal("no RoCE frame compared")
+	}
+}

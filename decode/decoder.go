@@ -1,0 +1,490 @@
+package decode
+
+import (
+	"encoding/binary"
+	"net/netip"
+)
+
+// DefaultRoCEPort is the IANA UDP destination port of RoCEv2.
+const DefaultRoCEPort = 4791
+
+// EtherTypes and IP protocols the decoder follows.
+const (
+	etherTypeIPv4       = 0x0800
+	etherTypeIPv6       = 0x86DD
+	etherTypeVLAN       = 0x8100
+	etherTypeQinQ       = 0x88A8
+	etherTypeQinQOld    = 0x9100
+	etherTypeMACControl = 0x8808
+	etherTypeERSPAN12   = 0x88BE
+	etherTypeERSPAN3    = 0x22EB
+	etherTypeTEB        = 0x6558
+	ipProtoUDP          = 17
+	ipProtoGRE          = 47
+	maxVLANTags         = 8
+	maxEncapDepth       = 2
+	macControlPFC       = 0x0101
+	macControlPause     = 0x0001
+)
+
+// Config configures a Decoder.
+type Config struct {
+	// RoCEPort is the UDP destination port that selects RoCEv2 (0 means
+	// DefaultRoCEPort). Source ports never select RoCE: they are ECMP entropy.
+	RoCEPort uint16
+}
+
+// Decoder turns captured frames into Packets. It parses the fixed headers
+// by hand (the gopacket layers in this package are used for header trees,
+// serialization and tests), so decoding allocates nothing. A Decoder is
+// not safe for concurrent use; it keeps no state between frames.
+type Decoder struct {
+	port uint16
+}
+
+// NewDecoder returns a Decoder for cfg.
+func NewDecoder(cfg Config) *Decoder {
+	port := cfg.RoCEPort
+	if port == 0 {
+		port = DefaultRoCEPort
+	}
+	return &Decoder{port: port}
+}
+
+// DecodeRecord decodes one capture record into p, replacing all of p.
+func (d *Decoder) DecodeRecord(rec *Record, p *Packet) {
+	d.Decode(rec.Data, rec.LinkType, rec.Len, p)
+	p.File = rec.File
+	p.Frame = rec.Frame
+	p.Offset = rec.Offset
+	p.TsNs = rec.TsNs
+}
+
+// Decode decodes one frame of the given link type into p, replacing all of
+// p. data holds the captured bytes and wireLen the frame's length on the
+// wire. Decode never fails: what cannot be decoded leaves p.Kind ==
+// KindOther, and contradictions set p.Malformed.
+func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
+	*p = Packet{}
+	if wireLen < len(data) {
+		wireLen = len(data)
+	}
+	p.Len = wireLen
+	p.CapLen = len(data)
+	p.Truncated = len(data) < wireLen
+	switch link {
+	case LinkTypeEthernet:
+		d.ethernet(data, wireLen, 0, p)
+	case LinkTypeLinuxSLL:
+		// 16-byte cooked header: packet type, ARPHRD, address length,
+		// 8 address bytes, protocol.
+		if len(data) < 16 {
+			return
+		}
+		if binary.BigEndian.Uint16(data[4:6]) == 6 {
+			copy(p.SrcMAC[:], data[6:12])
+			p.HasMAC = true
+		}
+		p.FrameLen = wireLen - 16 + 14
+		d.etherType(binary.BigEndian.Uint16(data[14:16]), data[16:], wireLen-16, 0, p)
+	case LinkTypeLinuxSLL2:
+		// 20-byte cooked v2 header: protocol, reserved, ifindex, ARPHRD,
+		// packet type, address length, 8 address bytes.
+		if len(data) < 20 {
+			return
+		}
+		if data[11] == 6 {
+			copy(p.SrcMAC[:], data[12:18])
+			p.HasMAC = true
+		}
+		p.FrameLen = wireLen - 20 + 14
+		d.etherType(binary.BigEndian.Uint16(data[0:2]), data[20:], wireLen-20, 0, p)
+	}
+}
+
+// ethernet decodes an Ethernet II frame; wire is its length on the wire.
+func (d *Decoder) ethernet(b []byte, wire, depth int, p *Packet) {
+	if len(b) < 14 {
+		return
+	}
+	copy(p.DstMAC[:], b[0:6])
+	copy(p.SrcMAC[:], b[6:12])
+	p.HasMAC = true
+	p.FrameLen = wire
+	et := binary.BigEndian.Uint16(b[12:14])
+	off := 14
+	for et == etherTypeVLAN || et == etherTypeQinQ || et == etherTypeQinQOld {
+		if len(b) < off+4 || p.VLANCount == maxVLANTags {
+			return
+		}
+		if p.VLANCount == 0 {
+			tci := binary.BigEndian.Uint16(b[off : off+2])
+			p.VLANPCP = uint8(tci >> 13)
+			p.VLANID = tci & 0x0FFF
+		}
+		p.VLANCount++
+		et = binary.BigEndian.Uint16(b[off+2 : off+4])
+		off += 4
+	}
+	d.etherType(et, b[off:], wire-off, depth, p)
+}
+
+// etherType dispatches on the EtherType of the bytes in b (wire bytes
+// remaining on the wire from b's start).
+func (d *Decoder) etherType(et uint16, b []byte, wire, depth int, p *Packet) {
+	p.EtherType = et
+	switch et {
+	case etherTypeIPv4:
+		d.ipv4(b, wire, depth, p)
+	case etherTypeIPv6:
+		d.ipv6(b, wire, depth, p)
+	case etherTypeMACControl:
+		macControl(b, p)
+	}
+}
+
+// macControl decodes a MAC Control frame (PFC or 802.3x PAUSE).
+func macControl(b []byte, p *Packet) {
+	if len(b) < 2 {
+		return
+	}
+	switch binary.BigEndian.Uint16(b[0:2]) {
+	case macControlPFC:
+		if len(b) < 20 {
+			return
+		}
+		p.PFCEnable = binary.BigEndian.Uint16(b[2:4])
+		for i := range p.PFCQuanta {
+			p.PFCQuanta[i] = binary.BigEndian.Uint16(b[4+2*i:])
+		}
+		p.Kind = KindPFC
+	case macControlPause:
+		if len(b) < 4 {
+			return
+		}
+		p.PauseQuanta = binary.BigEndian.Uint16(b[2:4])
+		p.Kind = KindPause
+	}
+}
+
+// malformed marks p as contradicting itself.
+func malformed(p *Packet, why string) {
+	p.Malformed = true
+	if p.Problem == "" {
+		p.Problem = why
+	}
+}
+
+// ipv4 decodes an IPv4 header and what it carries.
+func (d *Decoder) ipv4(b []byte, wire, depth int, p *Packet) {
+	if len(b) < 20 {
+		return
+	}
+	if b[0]>>4 != 4 {
+		malformed(p, "IPv4 header with another version")
+		return
+	}
+	ihl := int(b[0]&0x0F) * 4
+	total := int(binary.BigEndian.Uint16(b[2:4]))
+	if ihl < 20 {
+		malformed(p, "IPv4 header length below 20")
+		return
+	}
+	if total < ihl {
+		malformed(p, "IPv4 total length below header length")
+		return
+	}
+	if total > wire {
+		malformed(p, "IPv4 total length beyond the frame")
+		return
+	}
+	p.IPVersion = 4
+	p.DSCP = b[1] >> 2
+	p.ECN = b[1] & 3
+	p.TTL = b[8]
+	p.IPProto = b[9]
+	p.SrcIP = netip.AddrFrom4([4]byte(b[12:16]))
+	p.DstIP = netip.AddrFrom4([4]byte(b[16:20]))
+	if len(b) < ihl {
+		return
+	}
+	if binary.BigEndian.Uint16(b[6:8])&0x3FFF != 0 {
+		return // a fragment: the transport header is not whole here
+	}
+	if len(b) > total {
+		b = b[:total] // Ethernet padding or FCS
+	}
+	d.transport(b, ihl, total, depth, p)
+}
+
+// ipv6 decodes an IPv6 header, skips extension headers, and decodes what
+// it carries.
+func (d *Decoder) ipv6(b []byte, wire, depth int, p *Packet) {
+	if len(b) < 40 {
+		return
+	}
+	if b[0]>>4 != 6 {
+		malformed(p, "IPv6 header with another version")
+		return
+	}
+	total := 40 + int(binary.BigEndian.Uint16(b[4:6]))
+	if total > wire {
+		malformed(p, "IPv6 payload length beyond the frame")
+		return
+	}
+	tc := b[0]<<4 | b[1]>>4
+	p.IPVersion = 6
+	p.DSCP = tc >> 2
+	p.ECN = tc & 3
+	p.TTL = b[7]
+	p.SrcIP = netip.AddrFrom16([16]byte(b[8:24]))
+	p.DstIP = netip.AddrFrom16([16]byte(b[24:40]))
+	next := b[6]
+	off := 40
+	for next == 0 || next == 43 || next == 60 { // hop-by-hop, routing, destination options
+		if off+8 > total {
+			malformed(p, "IPv6 extension header beyond the payload length")
+			return
+		}
+		if len(b) < off+8 {
+			return
+		}
+		next = b[off]
+		off += (int(b[off+1]) + 1) * 8
+	}
+	if off > total {
+		malformed(p, "IPv6 extension header beyond the payload length")
+		return
+	}
+	p.IPProto = next
+	if len(b) < off {
+		return
+	}
+	if len(b) > total {
+		b = b[:total]
+	}
+	d.transport(b, off, total, depth, p)
+}
+
+// transport decodes UDP or GRE at ip[off:]; total is the IP packet's length.
+func (d *Decoder) transport(ip []byte, off, total, depth int, p *Packet) {
+	switch p.IPProto {
+	case ipProtoUDP:
+		d.udp(ip, off, total, p)
+	case ipProtoGRE:
+		if depth < maxEncapDepth {
+			d.gre(ip[off:], total-off, depth, p)
+		}
+	}
+}
+
+// udp decodes the UDP header at ip[off:] and, on the RoCE port, the BTH.
+func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
+	u := ip[off:]
+	if len(u) < 8 {
+		return
+	}
+	ulen := int(binary.BigEndian.Uint16(u[4:6]))
+	p.HasUDP = true
+	p.SrcPort = binary.BigEndian.Uint16(u[0:2])
+	p.DstPort = binary.BigEndian.Uint16(u[2:4])
+	p.UDPLen = uint16(ulen)
+	if ulen < 8 || ulen > total-off {
+		malformed(p, "UDP length does not fit the IP packet")
+		return
+	}
+	if p.DstPort != d.port {
+		return
+	}
+	if ulen < 8+BTHLen+ICRCLen {
+		malformed(p, "UDP length too short for BTH and ICRC")
+		return
+	}
+	if len(u) < 8+BTHLen {
+		p.BTHCut = true
+		return // cut inside the BTH: counted as truncated, in no flow
+	}
+	bth := u[8 : 8+BTHLen]
+	p.HasBTH = true
+	p.BTH = BTHFields{
+		Opcode: Opcode(bth[0]),
+		SE:     bth[1]&0x80 != 0,
+		MigReq: bth[1]&0x40 != 0,
+		Pad:    bth[1] >> 4 & 3,
+		TVer:   bth[1] & 0x0F,
+		PKey:   binary.BigEndian.Uint16(bth[2:4]),
+		FECN:   bth[4]&0x80 != 0,
+		BECN:   bth[4]&0x40 != 0,
+		DestQP: uint32(bth[5])<<16 | uint32(bth[6])<<8 | uint32(bth[7]),
+		AckReq: bth[8]&0x80 != 0,
+		PSN:    uint32(bth[9])<<16 | uint32(bth[10])<<8 | uint32(bth[11]),
+	}
+	p.Kind = KindRoCE
+	if p.BTH.Opcode == OpcodeCNP {
+		p.Kind = KindCNP
+	}
+	want := p.BTH.Opcode.ExtHeaders()
+	extLen := want.ExtLen()
+	payload := ulen - 8 - BTHLen - extLen - int(p.BTH.Pad) - ICRCLen
+	if payload < 0 {
+		malformed(p, "UDP length too short for the opcode's headers")
+	} else {
+		p.PayloadLen = payload
+		p.HasPayloadLen = true
+	}
+	p.extHeaders(u[8+BTHLen:], want)
+	if len(u) >= ulen && payload >= 0 {
+		if crc, ok := ComputeICRC(ip[:off+ulen], off); ok {
+			p.ICRC = StoredICRC(ip[:off+ulen])
+			if crc == p.ICRC {
+				p.ICRCStatus = ICRCOK
+			} else {
+				p.ICRCStatus = ICRCBad
+			}
+		}
+	}
+}
+
+// extHeaders decodes the extended headers in want, in wire order, from b,
+// stopping at the first one the capture cut short.
+func (p *Packet) extHeaders(b []byte, want Ext) {
+	be := binary.BigEndian
+	if want&ExtXRCETH != 0 {
+		if len(b) < XRCETHLen {
+			return
+		}
+		p.XRCSRQ = be.Uint32(b) & 0xFFFFFF
+		p.Ext |= ExtXRCETH
+		b = b[XRCETHLen:]
+	}
+	if want&ExtDETH != 0 {
+		if len(b) < DETHLen {
+			return
+		}
+		p.DETH = DETHFields{QKey: be.Uint32(b), SrcQP: be.Uint32(b[4:]) & 0xFFFFFF}
+		p.Ext |= ExtDETH
+		b = b[DETHLen:]
+	}
+	if want&ExtRETH != 0 {
+		if len(b) < RETHLen {
+			return
+		}
+		p.RETH = RETHFields{VA: be.Uint64(b), RKey: be.Uint32(b[8:]), DMALen: be.Uint32(b[12:])}
+		p.Ext |= ExtRETH
+		b = b[RETHLen:]
+	}
+	if want&ExtAETH != 0 {
+		if len(b) < AETHLen {
+			return
+		}
+		p.AETH = AETHFields{Syndrome: Syndrome(b[0]), MSN: be.Uint32(b) & 0xFFFFFF}
+		p.Ext |= ExtAETH
+		b = b[AETHLen:]
+	}
+	if want&ExtAtomicETH != 0 {
+		if len(b) < AtomicETHLen {
+			return
+		}
+		p.AtomicETH = AtomicETHFields{VA: be.Uint64(b), RKey: be.Uint32(b[8:]), SwapAdd: be.Uint64(b[12:]), Compare: be.Uint64(b[20:])}
+		p.Ext |= ExtAtomicETH
+		b = b[AtomicETHLen:]
+	}
+	if want&ExtAtomicAckETH != 0 {
+		if len(b) < AtomicAckETHLen {
+			return
+		}
+		p.AtomicAckOrig = be.Uint64(b)
+		p.Ext |= ExtAtomicAckETH
+		b = b[AtomicAckETHLen:]
+	}
+	if want&ExtImmDt != 0 {
+		if len(b) < ImmDtLen {
+			return
+		}
+		p.Imm = be.Uint32(b)
+		p.Ext |= ExtImmDt
+		b = b[ImmDtLen:]
+	}
+	if want&ExtIETH != 0 {
+		if len(b) < IETHLen {
+			return
+		}
+		p.IETHRKey = be.Uint32(b)
+		p.Ext |= ExtIETH
+		b = b[IETHLen:]
+	}
+	if want&ExtCNP != 0 {
+		if len(b) < CNPPadLen {
+			return
+		}
+		p.Ext |= ExtCNP
+	}
+}
+
+// gre decodes a GRE header and the mirrored Ethernet frame inside
+// (ERSPAN I/II/III or transparent Ethernet bridging); wire is the GRE
+// packet's length.
+func (d *Decoder) gre(b []byte, wire, depth int, p *Packet) {
+	if len(b) < 4 {
+		return
+	}
+	flags := binary.BigEndian.Uint16(b[0:2])
+	if flags&0x0007 != 0 {
+		return // GRE version other than 0
+	}
+	proto := binary.BigEndian.Uint16(b[2:4])
+	off := 4
+	if flags&0x8000 != 0 { // checksum present
+		off += 4
+	}
+	if flags&0x2000 != 0 { // key present
+		off += 4
+	}
+	seq := flags&0x1000 != 0
+	if seq {
+		off += 4
+	}
+	var enc Encap
+	switch proto {
+	case etherTypeERSPAN12:
+		if seq {
+			enc = EncapERSPAN2
+			off += 8
+		} else {
+			enc = EncapERSPAN1
+		}
+	case etherTypeERSPAN3:
+		enc = EncapERSPAN3
+		if len(b) < off+12 {
+			return
+		}
+		if b[off+11]&0x01 != 0 { // O bit: platform-specific sub-header follows
+			off += 8
+		}
+		off += 12
+	case etherTypeTEB:
+		enc = EncapGREBridge
+	default:
+		return
+	}
+	if off > wire {
+		malformed(p, "GRE/ERSPAN header beyond the packet")
+		return
+	}
+	if len(b) < off {
+		return
+	}
+	p.resetInner()
+	p.Encap = enc
+	d.ethernet(b[off:], wire-off, depth+1, p)
+}
+
+// resetInner clears what the outer headers of a mirrored frame set, so
+// only the inner frame's headers describe the packet.
+func (p *Packet) resetInner() {
+	p.HasMAC, p.SrcMAC, p.DstMAC = false, [6]byte{}, [6]byte{}
+	p.VLANCount, p.VLANID, p.VLANPCP, p.EtherType = 0, 0, 0, 0
+	p.IPVersion, p.SrcIP, p.DstIP = 0, netip.Addr{}, netip.Addr{}
+	p.DSCP, p.ECN, p.TTL, p.IPProto = 0, 0, 0, 0
+	p.FrameLen = 0
+}

@@ -1,0 +1,198 @@
+package decode
+
+import "net/netip"
+
+// Kind classifies a frame for counting and analysis.
+type Kind uint8
+
+// Frame kinds, as in contract.md ("roce", "cnp", "pfc", "pause", "other").
+const (
+	KindOther Kind = iota // anything else, including RoCE cut inside its BTH
+	KindRoCE              // a whole BTH on the RoCE UDP port (not a CNP)
+	KindCNP               // BTH opcode 0x81
+	KindPFC               // MAC Control opcode 0x0101
+	KindPause             // MAC Control opcode 0x0001 (802.3x)
+)
+
+// String returns the contract name of the kind.
+func (k Kind) String() string {
+	switch k {
+	case KindRoCE:
+		return "roce"
+	case KindCNP:
+		return "cnp"
+	case KindPFC:
+		return "pfc"
+	case KindPause:
+		return "pause"
+	case KindOther:
+		return "other"
+	}
+	return "other"
+}
+
+// ICRCStatus is the outcome of checking a RoCE frame's invariant CRC.
+type ICRCStatus uint8
+
+// ICRC outcomes.
+const (
+	ICRCUnchecked ICRCStatus = iota // frame cut too short (or not RoCE)
+	ICRCOK
+	ICRCBad
+)
+
+// String returns "ok", "bad" or "unchecked".
+func (s ICRCStatus) String() string {
+	switch s {
+	case ICRCOK:
+		return "ok"
+	case ICRCBad:
+		return "bad"
+	case ICRCUnchecked:
+		return "unchecked"
+	}
+	return "unchecked"
+}
+
+// Encap records the mirror encapsulation a frame arrived in.
+type Encap uint8
+
+// Encapsulations.
+const (
+	EncapNone      Encap = iota
+	EncapERSPAN1         // GRE 0x88BE without sequence number: no ERSPAN header
+	EncapERSPAN2         // GRE 0x88BE with sequence number, 8-byte ERSPAN II header
+	EncapERSPAN3         // GRE 0x22EB, 12-byte ERSPAN III header (+8 with O bit)
+	EncapGREBridge       // GRE 0x6558, transparent Ethernet bridging
+)
+
+// String names the encapsulation.
+func (e Encap) String() string {
+	switch e {
+	case EncapERSPAN1:
+		return "ERSPAN-I"
+	case EncapERSPAN2:
+		return "ERSPAN-II"
+	case EncapERSPAN3:
+		return "ERSPAN-III"
+	case EncapGREBridge:
+		return "GRE-TEB"
+	case EncapNone:
+		return ""
+	}
+	return ""
+}
+
+// BTHFields is the decoded base transport header.
+type BTHFields struct {
+	Opcode Opcode
+	SE     bool
+	MigReq bool
+	Pad    uint8 // PadCnt, 0-3
+	TVer   uint8
+	PKey   uint16
+	FECN   bool
+	BECN   bool
+	DestQP uint32 // 24 bits
+	AckReq bool
+	PSN    uint32 // 24 bits
+}
+
+// RETHFields is the RDMA extended transport header.
+type RETHFields struct {
+	VA     uint64
+	RKey   uint32
+	DMALen uint32
+}
+
+// AETHFields is the ACK extended transport header.
+type AETHFields struct {
+	Syndrome Syndrome
+	MSN      uint32 // 24 bits
+}
+
+// DETHFields is the datagram extended transport header.
+type DETHFields struct {
+	QKey  uint32
+	SrcQP uint32 // 24 bits
+}
+
+// AtomicETHFields is the atomic extended transport header.
+type AtomicETHFields struct {
+	VA      uint64
+	RKey    uint32
+	SwapAdd uint64
+	Compare uint64
+}
+
+// Packet is one captured frame, decoded into plain values. It owns all its
+// data: nothing in it points into the buffer it was decoded from, so a
+// caller may keep it after the next frame is read.
+//
+// Fields that do not apply are zero; Has* flags and the Ext set say which
+// optional parts are present.
+type Packet struct {
+	File   int    // index of the capture file in the input list
+	Frame  uint64 // 1-based record number within its file
+	Offset int64  // byte offset of the record in its file
+	TsNs   int64  // capture timestamp, nanoseconds since the Unix epoch
+	Len    int    // wire length of the captured record
+	CapLen int    // captured length of the record
+
+	Kind      Kind
+	Truncated bool   // CapLen < Len
+	Malformed bool   // bytes contradict themselves (see contract.md)
+	Problem   string // why Malformed, or "" (a constant string: no allocation)
+
+	Encap     Encap
+	FrameLen  int // wire length of the analysed (inner, for mirrors) Ethernet frame
+	SrcMAC    [6]byte
+	DstMAC    [6]byte
+	HasMAC    bool
+	VLANCount uint8  // tags seen on the analysed frame
+	VLANID    uint16 // outermost tag's VID
+	VLANPCP   uint8  // outermost tag's PCP
+	EtherType uint16 // after VLAN tags
+
+	IPVersion uint8 // 0 (none), 4 or 6
+	SrcIP     netip.Addr
+	DstIP     netip.Addr
+	DSCP      uint8
+	ECN       uint8
+	TTL       uint8 // TTL or hop limit
+	IPProto   uint8
+
+	HasUDP  bool
+	SrcPort uint16
+	DstPort uint16
+	UDPLen  uint16
+
+	BTHCut bool // on the RoCE port, but the capture cut the frame inside the BTH
+	HasBTH bool
+	BTH    BTHFields
+	Ext    Ext // extended headers decoded whole
+
+	RETH          RETHFields
+	AETH          AETHFields
+	DETH          DETHFields
+	AtomicETH     AtomicETHFields
+	AtomicAckOrig uint64
+	Imm           uint32
+	IETHRKey      uint32
+	XRCSRQ        uint32 // 24 bits
+
+	// PayloadLen is the RDMA payload length implied by the UDP length
+	// (headers, pad and ICRC excluded), valid when HasPayloadLen.
+	PayloadLen    int
+	HasPayloadLen bool
+	ICRC          uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
+	ICRCStatus    ICRCStatus
+
+	PFCEnable   uint16    // class-enable vector (wire width)
+	PFCQuanta   [8]uint16 // time[0]..time[7]
+	PauseQuanta uint16    // 802.3x pause time
+}
+
+// IsRoCE reports whether the frame carries a whole BTH (a RoCE data/ACK frame
+// or a CNP).
+func (p *Packet) IsRoCE() bool { return p.Kind == KindRoCE || p.Kind == KindCNP }

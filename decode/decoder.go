@@ -39,7 +39,8 @@ type Config struct {
 // serialization and tests), so decoding allocates nothing. A Decoder is
 // not safe for concurrent use; it keeps no state between frames.
 type Decoder struct {
-	port uint16
+	port    uint16
+	scratch [60]byte // masked header copies for the ICRC
 }
 
 // NewDecoder returns a Decoder for cfg.
@@ -334,7 +335,7 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 	}
 	p.extHeaders(u[8+BTHLen:], want)
 	if len(u) >= ulen && payload >= 0 {
-		if crc, ok := ComputeICRC(ip[:off+ulen], off); ok {
+		if crc, ok := computeICRC(ip[:off+ulen], off, &d.scratch); ok {
 			p.ICRC = StoredICRC(ip[:off+ulen])
 			if crc == p.ICRC {
 				p.ICRCStatus = ICRCOK

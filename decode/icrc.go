@@ -19,10 +19,17 @@ var icrcSeed = crc32.Update(0, crc32.IEEETable, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0
 //
 // The result is compared with the 4 trailing bytes read little-endian.
 func ComputeICRC(ip []byte, udpOff int) (uint32, bool) {
+	var hdr [60]byte
+	return computeICRC(ip, udpOff, &hdr)
+}
+
+// computeICRC is ComputeICRC with a caller-provided scratch buffer for the
+// masked header copies, so that the decoder's hot path does not allocate
+// (a stack buffer would escape through crc32.Update).
+func computeICRC(ip []byte, udpOff int, hdr *[60]byte) (uint32, bool) {
 	if len(ip) < 1 || udpOff < 0 || len(ip) < udpOff+8+BTHLen+ICRCLen {
 		return 0, false
 	}
-	var hdr [60]byte
 	crc := icrcSeed
 	switch ip[0] >> 4 {
 	case 4:

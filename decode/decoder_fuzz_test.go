@@ -1,0 +1,76 @@
+package decode_test
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// sharedSeedFrames returns up to max frames from each capture in
+// ../shared/pcaps, or nothing when it is absent (fuzz seeds are optional).
+func sharedSeedFrames(max int) [][]byte {
+	_, file, _, _ := runtime.Caller(0)
+	paths, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "shared", "pcaps", "*.pcap*"))
+	var out [][]byte
+	for i, p := range paths {
+		r, err := decode.OpenFile(p, i)
+		if err != nil {
+			continue
+		}
+		var rec decode.Record
+		for n := 0; n < max; n++ {
+			if err := r.Next(&rec); err != nil {
+				break
+			}
+			if rec.LinkType == decode.LinkTypeEthernet {
+				out = append(out, append([]byte(nil), rec.Data...))
+			}
+		}
+		r.Close()
+	}
+	return out
+}
+
+// FuzzDecode feeds arbitrary frames to the decoder under each link type.
+// Invariants: no panic, lengths as given, only a BTH has an ICRC status, a RoCE kind has a BTH, and decoding twice gives the same packet.
+func FuzzDecode(f *testing.F) {
+	for _, c := range decoderCases(f) {
+		f.Add(c.frame, uint8(0), uint16(0))
+		f.Add(c.frame[:len(c.frame)/2], uint8(0), uint16(len(c.frame)-len(c.frame)/2))
+		f.Add(cooked(c.frame, true), uint8(2), uint16(0))
+	}
+	for _, fr := range sharedSeedFrames(20) {
+		f.Add(fr, uint8(0), uint16(0))
+	}
+	links := []decode.LinkType{decode.LinkTypeEthernet, decode.LinkTypeLinuxSLL, decode.LinkTypeLinuxSLL2, decode.LinkTypeERF}
+	d := decode.NewDecoder(decode.Config{})
+	f.Fuzz(func(t *testing.T, data []byte, link uint8, extra uint16) {
+		lt := links[int(link)%len(links)]
+		wire := len(data) + int(extra)
+		var p, q decode.Packet
+		d.Decode(data, lt, wire, &p)
+		if p.CapLen != len(data) || p.Len != wire || p.Truncated != (extra > 0) {
+			t.Fatalf("lengths: caplen %d len %d truncated %v", p.CapLen, p.Len, p.Truncated)
+		}
+		// A truncated frame may still hold its whole UDP datagram (the
+		// snaplen cut only Ethernet padding or FCS), so its ICRC is checked.
+		if p.ICRCStatus != decode.ICRCUnchecked && !p.HasBTH {
+			t.Fatalf("ICRC %v without a BTH", p.ICRCStatus)
+		}
+		if p.IsRoCE() != p.HasBTH {
+			t.Fatalf("kind %v but HasBTH %v", p.Kind, p.HasBTH)
+		}
+		if p.Malformed == (p.Problem == "") {
+			t.Fatalf("malformed %v with problem %q", p.Malformed, p.Problem)
+		}
+		d.Decode(data, lt, wire, &q)
+		if p != q {
+			t.Fatalf("second decode differs")
+		}
+		_ = p.AppendJSON(nil, "f", "")
+		_ = p.AppendSummary(nil, 0, 100e9)
+		_ = decode.AppendTree(nil, lt, &p, 100e9)
+	})
+}

@@ -18,9 +18,10 @@ func appendQuantaTime(b []byte, q uint16, linkBps int64) []byte {
 	if linkBps <= 0 {
 		return b
 	}
-	// picoseconds keep 5.12 ns quanta exact at 100G.
-	ps := int64(q) * 512 * 1_000_000_000_000 / linkBps
-	b = strconv.AppendFloat(b, float64(ps)/1e6, 'f', 3, 64)
+	// q*512e9 fits an int64 (< 3.4e16): exact nanoseconds times 1000
+	// would not, so divide as floats for display only.
+	us := float64(int64(q)*512*1_000_000_000) / float64(linkBps) / 1e3
+	b = strconv.AppendFloat(b, us, 'f', 3, 64)
 	return append(b, "µs"...)
 }
 

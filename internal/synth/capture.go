@@ -203,3 +203,11 @@ func writePcapng(w io.Writer, frames []Frame, snaplen int) error {
 	}
 	return nil
 }
+
+// Extension returns the file extension for format f (".pcap" or ".pcapng").
+func Extension(f Format) string {
+	if f == Pcapng {
+		return ".pcapng"
+	}
+	return ".pcap"
+}

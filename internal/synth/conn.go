@@ -16,14 +16,14 @@ func (s Side) Other() Side { return 1 - s }
 
 // end is one side's state.
 type end struct {
-	ep      Endpoint
-	qpn     uint32
-	psn     uint32 // next request PSN this side sends
-	msn     uint32 // next MSN this side's ACKs carry
-	sport   uint16
-	ecn     uint8
-	dscp    uint8
-	wrap    *Wrap
+	ep    Endpoint
+	qpn   uint32
+	psn   uint32 // next request PSN this side sends
+	msn   uint32 // next MSN this side's ACKs carry
+	sport uint16
+	ecn   uint8
+	dscp  uint8
+	wrap  *Wrap
 }
 
 // Conn is a connected QP pair (RC by default, or UC/XRC) between A and B.

@@ -1,0 +1,89 @@
+// Package analysis turns a finished flows.Table and the capture counters
+// into the Report of `rocetrace report` (contract.md, "report --json"): pure
+// functions, deterministic output, no I/O except the io.Writer given to
+// WriteText / WriteJSON.
+//
+// Typical use:
+//
+//	var c analysis.Counter
+//	t := flows.NewTable(flows.Config{PMTU: pmtu, LinkSpeedBps: bps})
+//	for each decoded frame p { c.Observe(&p); t.Observe(&p) }
+//	r := analysis.Build(t, c.Summary(files), analysis.Options{})
+//	analysis.WriteJSON(os.Stdout, r, true)      // report --json
+//	analysis.WriteText(os.Stdout, r, analysis.TextOptions{Color: isTTY})
+//
+// # Counting
+//
+// Counter follows the contract: packets = every frame observed (the caller
+// observes whole records only); roce_packets = Kind RoCE or CNP (a whole BTH
+// on the RoCE port); truncated = Truncated or CapLen < Len; malformed =
+// Malformed; icrc_bad = ICRCStatus bad; icrc_unchecked = RoCE/CNP frames
+// whose ICRCStatus is unchecked; first/last_ts_ns = smallest/largest
+// timestamp (0 when there are no frames).
+//
+// # Report rules where the contract is silent
+//
+//   - flows are listed in first-seen order; ids are flows.Key.String.
+//   - events come in the table's order: ts_ns, then flow (first-seen order;
+//     pause events, whose "flow" is null, after flow events at the same
+//     time), then kind (psn_gap, retransmission, nak, rnr_nak, cnp, pause).
+//     Each event has exactly kind, ts_ns, flow and its kind's fields; the
+//     nullable ones are written as null, never omitted.
+//   - cnp_latency: nearest-rank percentiles (the ceil(p*n)-th smallest,
+//     computed as (p*n+99)/100 in integers); all zero when count is 0.
+//   - pfc entries are sorted by source MAC, then priority, with the 802.3x
+//     entry (priority null) first.
+//   - findings are sorted by severity (error, warning, info), then flow
+//     (capture-wide findings first, then flows in first-seen order), then
+//     code.
+//   - WriteJSON does not HTML-escape ('>' in flow ids stays '>');
+//     json.Marshal of a Report gives the same document with '>' escaped as
+//     \u003e. 64-bit integers are JSON numbers.
+//
+// # Findings
+//
+// Codes are stable lower_snake strings. Thresholds come from Options.
+//
+//	psn_gap_lossless            error    a flow has PSN gaps and its VLAN priority had PFC frames in
+//	                                     the capture (a lossless class dropped packets)
+//	psn_gap                     warning  PSN gaps on a flow whose priority shows no PFC (lossless not
+//	                                     confirmed)
+//	ud_psn_gap                  info     PSN gaps on a UD flow (a UD QP numbers PSNs across all its
+//	                                     destinations: weak evidence of loss)
+//	nak_storm                   error    >= StormCount (10) NAKs on one flow within StormWindowNs (1 s)
+//	nak                         warning  NAKs below the storm threshold (message lists the code names)
+//	rnr_nak_storm               warning  >= StormCount RNR NAKs on one flow within StormWindowNs
+//	rnr_nak                     info     RNR NAKs below the storm threshold
+//	retransmission_timeout      warning  replay episodes with after_nak_ns null (requester timeout)
+//	pause_storm                 error    a PFC/PAUSE episode longer than PauseStormNs (100 ms)
+//	pause_priority_without_roce warning  PFC frames for a priority that no RoCE frame (data or CNP)
+//	                                     used as VLAN PCP; only judged when some RoCE frames are tagged
+//	not_ect                     warning  non-CNP frames with ECN 0 (Not-ECT); one finding for the flow,
+//	                                     or one capture-wide finding when several flows do; UD to QP1
+//	                                     (CM MADs) is not judged
+//	ce_without_cnp              warning  a flow has CE-marked frames but received no CNP
+//	cnp_without_ce              info     CNPs matched to a flow with no CE mark since the previous CNP
+//	cnp_target_unknown          info     CNPs whose congested flow could not be identified
+//	mixed_dscp                  warning  one flow's non-CNP frames use several DSCPs
+//	mixed_dscp_across_flows     warning  flows that each use one DSCP do not all use the same one
+//	mixed_pcp                   warning  one flow's non-CNP frames use several VLAN PCPs (untagged
+//	                                     counts as a value)
+//	mixed_pcp_across_flows      warning  flows that each use one PCP do not all use the same one
+//	cnp_on_data_priority        warning  CNPs share a VLAN PCP with RoCE data (when both are untagged:
+//	                                     share a DSCP)
+//	payload_exceeds_pmtu        error    a frame's payload is larger than the PMTU (configured, or
+//	                                     learnt on the flow or its peer; not judged when unknown)
+//	multiple_udp_source_ports   warning  one flow's non-CNP frames come from several UDP source ports
+//	icrc_bad                    error    a flow has frames with a bad ICRC
+//	icrc_unchecked_snaplen      info     RoCE frames cut too short to check the ICRC
+//	malformed_frames            warning  the capture has malformed frames
+//
+// # Text report
+//
+// WriteText prints the capture summary, the flows (those with gaps, replays,
+// NAKs, CE marks or CNPs received first; at most TextOptions.MaxFlows, 50 by
+// default), CNP latency in µs, PFC per source MAC and priority (share =
+// paused_ns over the capture's duration) and the findings. Durations are
+// scaled (ns, µs, ms, s), byte counts in B/KiB/MiB/GiB, times relative to
+// the capture start.
+package analysis

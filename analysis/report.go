@@ -1,0 +1,287 @@
+package analysis
+
+import (
+	"encoding/json"
+	"io"
+	"net"
+	"slices"
+
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
+)
+
+// Report is the whole analysis, in the shape of `rocetrace report --json`
+// (contract.md). Slices are never nil, so they marshal as [].
+type Report struct {
+	Capture    CaptureSummary `json:"capture"`
+	Flows      []FlowReport   `json:"flows"`
+	Events     []EventReport  `json:"events"`
+	CNPLatency LatencySummary `json:"cnp_latency"`
+	PFC        []PFCReport    `json:"pfc"`
+	Findings   []Finding      `json:"findings"`
+}
+
+// CaptureSummary holds the capture-wide counters (contract "Counting").
+type CaptureSummary struct {
+	Files         []string `json:"files"`
+	Packets       int64    `json:"packets"`
+	RoCEPackets   int64    `json:"roce_packets"`
+	CNPPackets    int64    `json:"cnp_packets"`
+	PFCFrames     int64    `json:"pfc_frames"`
+	PauseFrames   int64    `json:"pause_frames"`
+	Truncated     int64    `json:"truncated"`
+	Malformed     int64    `json:"malformed"`
+	ICRCBad       int64    `json:"icrc_bad"`
+	ICRCUnchecked int64    `json:"icrc_unchecked"`
+	FirstTsNs     int64    `json:"first_ts_ns"`
+	LastTsNs      int64    `json:"last_ts_ns"`
+}
+
+// FlowReport is one flow of the report.
+type FlowReport struct {
+	ID            string  `json:"id"`
+	SrcIP         string  `json:"src_ip"`
+	DstIP         string  `json:"dst_ip"`
+	DstQPN        uint32  `json:"dst_qpn"`
+	SrcQPN        *uint32 `json:"src_qpn"`   // null except for UD
+	Transport     string  `json:"transport"` // RC, UC, UD, XRC (RD) or CNP
+	Peer          *string `json:"peer"`      // null when unknown
+	Packets       int64   `json:"packets"`
+	Bytes         int64   `json:"bytes"`
+	PayloadBytes  int64   `json:"payload_bytes"`
+	FirstTsNs     int64   `json:"first_ts_ns"`
+	LastTsNs      int64   `json:"last_ts_ns"`
+	PSNGaps       int64   `json:"psn_gaps"`
+	MissingPSNs   int64   `json:"missing_psns"`
+	Retransmitted int64   `json:"retransmitted"`
+	NAKs          int64   `json:"naks"`
+	RNRNAKs       int64   `json:"rnr_naks"`
+	ECNCE         int64   `json:"ecn_ce"`
+	CNPs          int64   `json:"cnps"`
+	CNPsReceived  int64   `json:"cnps_received"`
+}
+
+// LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
+// are nearest-rank: the ceil(p*n)-th smallest value. With no values every
+// field is 0.
+type LatencySummary struct {
+	Count int64 `json:"count"`
+	MinNs int64 `json:"min_ns"`
+	P50Ns int64 `json:"p50_ns"`
+	P99Ns int64 `json:"p99_ns"`
+	MaxNs int64 `json:"max_ns"`
+}
+
+// PFCReport is the pause history of one (source MAC, priority).
+type PFCReport struct {
+	SrcMAC    string `json:"src_mac"`
+	Priority  *int   `json:"priority"` // null: 802.3x PAUSE (whole link)
+	Frames    int64  `json:"frames"`
+	XONFrames int64  `json:"xon_frames"`
+	Episodes  int64  `json:"episodes"`
+	PausedNs  int64  `json:"paused_ns"`
+	LongestNs int64  `json:"longest_ns"`
+}
+
+// Severity of a finding.
+const (
+	SeverityError   = "error"
+	SeverityWarning = "warning"
+	SeverityInfo    = "info"
+)
+
+// Finding is one diagnosis. Code is a stable lower_snake identifier (see the
+// package doc); Flow is null for capture-wide findings.
+type Finding struct {
+	Severity string  `json:"severity"`
+	Code     string  `json:"code"`
+	Message  string  `json:"message"`
+	Flow     *string `json:"flow"`
+}
+
+// Options tunes Build. Zero values take the defaults.
+type Options struct {
+	PauseStormNs  int64 // a pause episode longer than this is a pause storm; default 100 ms
+	StormCount    int   // NAKs (or RNR NAKs) on one flow within StormWindowNs that make a storm; default 10
+	StormWindowNs int64 // default 1 s
+}
+
+// Defaults.
+const (
+	DefaultPauseStormNs  int64 = 100_000_000
+	DefaultStormCount          = 10
+	DefaultStormWindowNs int64 = 1_000_000_000
+)
+
+func (o Options) withDefaults() Options {
+	if o.PauseStormNs <= 0 {
+		o.PauseStormNs = DefaultPauseStormNs
+	}
+	if o.StormCount <= 0 {
+		o.StormCount = DefaultStormCount
+	}
+	if o.StormWindowNs <= 0 {
+		o.StormWindowNs = DefaultStormWindowNs
+	}
+	return o
+}
+
+// Build assembles the report from a table (it calls t.Finish) and the
+// capture counters. The result is deterministic: flows in first-seen order,
+// events in the table's order (ts, flow, kind), PFC entries by MAC then
+// priority (802.3x first), findings by severity, then flow (capture-wide
+// first, then first-seen order), then code.
+func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
+	opts = opts.withDefaults()
+	t.Finish()
+	r := Report{
+		Capture:  c,
+		Flows:    make([]FlowReport, 0, len(t.Flows())),
+		Events:   make([]EventReport, 0, len(t.Events())),
+		PFC:      make([]PFCReport, 0, len(t.PFC())),
+		Findings: []Finding{},
+	}
+	if r.Capture.Files == nil {
+		r.Capture.Files = []string{}
+	}
+	for _, f := range t.Flows() {
+		r.Flows = append(r.Flows, flowReport(f))
+	}
+	for i := range t.Events() {
+		r.Events = append(r.Events, eventReport(&t.Events()[i]))
+	}
+	r.CNPLatency = cnpLatency(t.Events())
+	for _, s := range t.PFC() {
+		r.PFC = append(r.PFC, pfcReport(s))
+	}
+	r.Findings = findings(t, &r, opts)
+	return r
+}
+
+func flowReport(f *flows.Flow) FlowReport {
+	k := f.Key
+	fr := FlowReport{
+		ID: f.ID(), SrcIP: k.Src.String(), DstIP: k.Dst.String(), DstQPN: k.DstQPN,
+		Transport: f.Transport(),
+		Packets:   f.Packets, Bytes: f.Bytes, PayloadBytes: f.PayloadBytes,
+		FirstTsNs: f.FirstTsNs, LastTsNs: f.LastTsNs,
+		PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.Retransmitted,
+		NAKs: f.NAKs, RNRNAKs: f.RNRNAKs, ECNCE: f.ECNCE, CNPs: f.CNPs, CNPsReceived: f.CNPsReceived,
+	}
+	if k.UD && k.HasSrcQPN {
+		fr.SrcQPN = ptr(k.SrcQPN)
+	}
+	if p := f.Peer(); p != nil {
+		fr.Peer = ptr(p.ID())
+	}
+	return fr
+}
+
+func pfcReport(s *flows.PFCStat) PFCReport {
+	pr := PFCReport{
+		SrcMAC: macString(s.Key.SrcMAC), Frames: s.Frames, XONFrames: s.XONFrames,
+		Episodes: s.Episodes, PausedNs: s.PausedNs, LongestNs: s.LongestNs,
+	}
+	if s.Key.Priority >= 0 {
+		pr.Priority = ptr(int(s.Key.Priority))
+	}
+	return pr
+}
+
+func macString(m [6]byte) string { return net.HardwareAddr(m[:]).String() }
+
+func ptr[T any](v T) *T { return &v }
+
+// cnpLatency summarises the non-null ecn_to_cnp_ns values, nearest-rank.
+func cnpLatency(evs []flows.Event) LatencySummary {
+	var v []int64
+	for i := range evs {
+		if evs[i].Kind == flows.EventCNP && evs[i].HasECNToCNP {
+			v = append(v, evs[i].ECNToCNPNs)
+		}
+	}
+	return summarize(v)
+}
+
+// summarize returns count, min, nearest-rank p50 and p99, and max.
+func summarize(v []int64) LatencySummary {
+	n := len(v)
+	if n == 0 {
+		return LatencySummary{}
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return LatencySummary{
+		Count: int64(n), MinNs: s[0], MaxNs: s[n-1],
+		P50Ns: s[nearestRank(50, n)-1], P99Ns: s[nearestRank(99, n)-1],
+	}
+}
+
+// nearestRank returns ceil(pct/100 * n), at least 1, in integer arithmetic.
+func nearestRank(pct, n int) int {
+	return max(1, (pct*n+99)/100)
+}
+
+// Counter counts a capture's frames by the contract's Counting rules. The
+// zero value is ready; Observe does not allocate.
+type Counter struct {
+	s CaptureSummary
+}
+
+// Observe counts one frame (a whole record).
+func (c *Counter) Observe(p *decode.Packet) {
+	s := &c.s
+	if s.Packets == 0 || p.TsNs < s.FirstTsNs {
+		s.FirstTsNs = p.TsNs
+	}
+	if s.Packets == 0 || p.TsNs > s.LastTsNs {
+		s.LastTsNs = p.TsNs
+	}
+	s.Packets++
+	switch p.Kind {
+	case decode.KindRoCE:
+		s.RoCEPackets++
+	case decode.KindCNP:
+		s.RoCEPackets++
+		s.CNPPackets++
+	case decode.KindPFC:
+		s.PFCFrames++
+	case decode.KindPause:
+		s.PauseFrames++
+	case decode.KindOther:
+	}
+	if p.Truncated || p.CapLen < p.Len {
+		s.Truncated++
+	}
+	if p.Malformed {
+		s.Malformed++
+	}
+	switch p.ICRCStatus {
+	case decode.ICRCBad:
+		s.ICRCBad++
+	case decode.ICRCUnchecked:
+		if p.IsRoCE() {
+			s.ICRCUnchecked++
+		}
+	case decode.ICRCOK:
+	}
+}
+
+// Summary returns the counts so far, with the given file names.
+func (c *Counter) Summary(files []string) CaptureSummary {
+	s := c.s
+	s.Files = append([]string{}, files...)
+	return s
+}
+
+// WriteJSON writes the report as one JSON document followed by a newline,
+// indented with two spaces when indent is set. Unlike json.Marshal it does
+// not HTML-escape, so flow ids read "10.0.0.1>10.0.0.2:qp0x000011".
+func WriteJSON(w io.Writer, r Report, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(r)
+}

@@ -1,0 +1,213 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// TextOptions tunes WriteText.
+type TextOptions struct {
+	Color    bool // ANSI colours for severities and problem rows
+	MaxFlows int  // flows listed (problem flows first); 0 = 50, negative = all
+}
+
+const (
+	ansiRed    = "\x1b[31m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+	ansiBold   = "\x1b[1m"
+	ansiReset  = "\x1b[0m"
+)
+
+// errWriter keeps the first write error so the report code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	if err != nil {
+		e.err = err
+	}
+	return n, nil
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// hasProblem reports whether a flow shows loss, replays, NAKs or congestion.
+func hasProblem(f *FlowReport) bool {
+	return f.PSNGaps > 0 || f.Retransmitted > 0 || f.NAKs > 0 || f.RNRNAKs > 0 || f.ECNCE > 0 || f.CNPsReceived > 0
+}
+
+// WriteText writes the human report: capture summary, flows (problem flows
+// first) in an aligned table, CNP latency, PFC per port and priority, and
+// findings. Every number carries its unit.
+func WriteText(w io.Writer, r Report, opts TextOptions) error {
+	ew := &errWriter{w: w}
+	paint := func(code, s string) string {
+		if !opts.Color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	c := r.Capture
+	dur := c.LastTsNs - c.FirstTsNs
+
+	ew.printf("%s\n", paint(ansiBold, "== Capture"))
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	if len(c.Files) > 0 {
+		fmt.Fprintf(tw, "  files\t%s\n", strings.Join(c.Files, ", "))
+	}
+	other := c.Packets - c.RoCEPackets - c.PFCFrames - c.PauseFrames
+	fmt.Fprintf(tw, "  frames\t%s frames: RoCE %s (%s, CNP %s), PFC %s, PAUSE %s, other %s\n",
+		num(c.Packets), num(c.RoCEPackets), pct(c.RoCEPackets, c.Packets), num(c.CNPPackets),
+		num(c.PFCFrames), num(c.PauseFrames), num(other))
+	if c.Packets > 0 {
+		fmt.Fprintf(tw, "  time\t%s to %s (%s)\n", utc(c.FirstTsNs), utc(c.LastTsNs), fmtDur(dur))
+	}
+	fmt.Fprintf(tw, "  truncated\t%s frames (%s; caplen < wire length)\n", num(c.Truncated), pct(c.Truncated, c.Packets))
+	fmt.Fprintf(tw, "  malformed\t%s frames\n", num(c.Malformed))
+	ok := c.RoCEPackets - c.ICRCBad - c.ICRCUnchecked
+	fmt.Fprintf(tw, "  ICRC\t%s ok, %s bad, %s unchecked (frame cut short) of %s RoCE frames\n",
+		num(max(ok, 0)), num(c.ICRCBad), num(c.ICRCUnchecked), num(c.RoCEPackets))
+	_ = tw.Flush()
+
+	// Flows.
+	var problems, clean []*FlowReport
+	for i := range r.Flows {
+		if hasProblem(&r.Flows[i]) {
+			problems = append(problems, &r.Flows[i])
+		} else {
+			clean = append(clean, &r.Flows[i])
+		}
+	}
+	list := append(problems, clean...)
+	limit := opts.MaxFlows
+	if limit == 0 {
+		limit = 50
+	}
+	if limit < 0 || limit > len(list) {
+		limit = len(list)
+	}
+	ew.printf("\n%s\n", paint(ansiBold, fmt.Sprintf("== Flows: %d (%d with problems, listed first)", len(r.Flows), len(problems))))
+	if len(list) > 0 {
+		// The text columns are padded by hand so that tabwriter can
+		// right-align the numbers.
+		idW, trW := len("FLOW"), len("TRANSPORT")
+		for _, f := range list[:limit] {
+			idW, trW = max(idW, len(f.ID)), max(trW, len(f.Transport))
+		}
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\tPACKETS\tBYTES\tPAYLOAD\tDURATION\tPSN GAPS\tMISSING PSNs\tRETRANSMITTED PKTS\tNAKs\tRNR NAKs\tCE PKTS\tCNPs SENT\tCNPs RECEIVED\t\n",
+			idW, "FLOW", trW, "TRANSPORT", "PEER QP")
+		for _, f := range list[:limit] {
+			peer := "-"
+			if f.Peer != nil {
+				if i := strings.LastIndex(*f.Peer, ":qp"); i >= 0 {
+					peer = (*f.Peer)[i+1:]
+				}
+			}
+			fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+				idW, f.ID, trW, f.Transport, peer, num(f.Packets), fmtBytes(f.Bytes), fmtBytes(f.PayloadBytes),
+				fmtDur(f.LastTsNs-f.FirstTsNs), num(f.PSNGaps), num(f.MissingPSNs), num(f.Retransmitted),
+				num(f.NAKs), num(f.RNRNAKs), num(f.ECNCE), num(f.CNPs), num(f.CNPsReceived))
+		}
+		_ = tw.Flush()
+		if limit < len(list) {
+			ew.printf("  ... %d more flows without problems (use --json for all)\n", len(list)-limit)
+		}
+	}
+
+	// CNP latency.
+	l := r.CNPLatency
+	ew.printf("\n%s\n", paint(ansiBold, "== CNP latency (first CE mark -> CNP)"))
+	if l.Count == 0 {
+		ew.printf("  no samples\n")
+	} else {
+		ew.printf("  %s: min %s  p50 %s  p99 %s  max %s\n", plural(l.Count, "sample"), us(l.MinNs), us(l.P50Ns), us(l.P99Ns), us(l.MaxNs))
+	}
+
+	// PFC.
+	ew.printf("\n%s\n", paint(ansiBold, "== PFC / PAUSE"))
+	if len(r.PFC) == 0 {
+		ew.printf("  none\n")
+	} else {
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "  %-17s  %-12s\tFRAMES\tXON FRAMES\tEPISODES\tPAUSED\tLONGEST\tSHARE OF CAPTURE\t\n", "SRC MAC", "PRIORITY")
+		for _, p := range r.PFC {
+			prio := "all (802.3x)"
+			if p.Priority != nil {
+				prio = strconv.Itoa(*p.Priority)
+			}
+			fmt.Fprintf(tw, "  %-17s  %-12s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.SrcMAC, prio, num(p.Frames), num(p.XONFrames),
+				num(p.Episodes), fmtDur(p.PausedNs), fmtDur(p.LongestNs), pct(p.PausedNs, dur))
+		}
+		_ = tw.Flush()
+	}
+
+	// Findings.
+	ew.printf("\n%s\n", paint(ansiBold, fmt.Sprintf("== Findings: %d", len(r.Findings))))
+	if len(r.Findings) == 0 {
+		ew.printf("  none\n")
+	}
+	for _, f := range r.Findings {
+		sev := strings.ToUpper(f.Severity)
+		switch f.Severity {
+		case SeverityError:
+			sev = paint(ansiRed, sev)
+		case SeverityWarning:
+			sev = paint(ansiYellow, sev)
+		default:
+			sev = paint(ansiCyan, sev)
+		}
+		where := ""
+		if f.Flow != nil {
+			where = " [" + *f.Flow + "]"
+		}
+		ew.printf("  %s %s%s: %s\n", sev, f.Code, where, f.Message)
+	}
+	return ew.err
+}
+
+// num renders an integer with thousands separators: 1,234,567.
+func num(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	for i, ch := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(ch)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// pct renders a/b as a percentage with one decimal ("n/a" when b is 0).
+func pct(a, b int64) string {
+	if b <= 0 {
+		return "n/a %"
+	}
+	return strconv.FormatFloat(100*float64(a)/float64(b), 'f', 1, 64) + " %"
+}
+
+// us renders ns as microseconds with three decimals: "1.234 µs".
+func us(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'f', 3, 64) + " µs" }
+
+func utc(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.000000000 UTC")
+}

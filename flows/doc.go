@@ -1,0 +1,132 @@
+// Package flows turns decoded frames (decode.Packet) into per-flow state,
+// events and PFC pause history. It does no I/O and prints nothing.
+//
+// A Table is used from one goroutine: Observe every frame in capture order,
+// then Finish, then read Flows, Events and PFC. Observe does not allocate for
+// frames of known flows and PFC keys unless the frame produces an event;
+// memory grows with flows, events and PFC keys, never with packets.
+//
+// The contract (docs/contract.md: Counting, Events, PFC) is implemented as
+// written. Where it is silent, these are the rules:
+//
+// # Flows
+//
+// A flow is one direction (src IP, dst IP, BTH DestQP), plus the DETH source
+// QP for UD (Key). Every frame with a whole BTH on the RoCE port (KindRoCE or
+// KindCNP) belongs to a flow. The flow id (Key.String) is
+//
+//	10.0.0.1>10.0.0.2:qp0x000011             RC/UC/XRC and CNP flows
+//	[fd00::1]>[fd00::2]:qp0x000011           IPv6 addresses in brackets
+//	10.0.0.1>10.0.0.2:qp0x000001/src0x000022 UD: DETH source QP appended
+//
+// A CNP to QP Y from B to A is keyed like the ACKs B->A to QP Y, so a flow
+// that carries ACKs and CNPs is one flow ("transport" is that of its first
+// non-CNP frame; "CNP" only for a flow with nothing but CNPs). Flows are
+// listed in first-seen order.
+//
+// # Request PSNs
+//
+// Request opcodes (Opcode.IsRequest: SEND, WRITE, READ Request, atomics, UD
+// SEND) follow the contract's psn_gap and retransmission rules with serial
+// arithmetic (PSN). The expected PSN is the high-water mark + 1. A
+// retransmission episode that goes back again (a PSN behind the previous
+// replayed one) closes and a new episode starts. An episode still open at the
+// end of the capture is reported by Finish. UD flows are checked like the
+// others, per flow; a UD QP that sends to several destinations numbers its
+// PSNs across all of them, so UD gaps are weak evidence (analysis reports
+// them as info).
+//
+// READ spans: a READ Request with DMA length L takes max(1, ceil(L/PMTU))
+// PSNs. PMTU is Config.PMTU, else the payload length of the first SEND/WRITE
+// First/Middle or READ Response First/Middle seen on the flow or its peer
+// (it must be 256, 512, 1024, 2048 or 4096), else the first such value
+// seen anywhere in the capture. While it is unknown, the READ's span is
+// resolved lazily when the next request arrives: by then the PMTU may be
+// known, or a READ Response Last/Only (PSN p+n-1) may have revealed the span;
+// otherwise the observed advance d is read with the most favourable PMTU: the
+// largest candidate max(1, ceil(L/m)), m in {4096, 2048, 1024, 512, 256},
+// that is <= d (the smallest candidate when none is). An unknown PMTU thus
+// never invents a gap (it may under-count one). A READ whose RETH was cut
+// off accepts any advance.
+//
+// READ Response PSNs are checked on the response flow against the READ
+// requests of its peer (the last 32 READs are remembered). Within one READ a
+// skipped PSN is a gap; a response for a later READ counts as missing the
+// rest of the current READ, every READ in between and the start of the new
+// one. A response for an earlier READ (a re-read) resynchronises silently.
+// A READ request replayed inside an existing READ's range does not open a
+// new range. Responses are only checked once the flows are paired.
+//
+// ACK PSNs never make gaps. NAK and RNR NAK events count on the flow that
+// carries them; their target_flow is that flow's peer at the end of the
+// capture (nil when unpaired).
+//
+// after_nak_ns of a retransmission is the replay's time minus the latest NAK
+// or RNR NAK on the peer flow at or before the replay, provided that NAK came
+// after the start of the flow's previous replay episode (a NAK already
+// answered by a replay does not explain a later one: that one is a
+// timeout, null). It is computed in Finish, with the final pairing.
+//
+// # Pairing (peer)
+//
+// The peer of A->B:X is the flow B->A:Y whose responses answer X's requests
+// (pairing is symmetric: both flows may carry requests and responses). Each
+// ACK, NAK, RNR NAK or READ Response on an unpaired flow F is matched against
+// every unpaired, non-UD reverse flow C that has sent requests:
+//
+//   - ACK / ATOMIC ACK PSN p is in range of C when C's first request PSN <= p
+//     < C's expected PSN, at most 65536 behind it; NAK / RNR NAK also when p
+//     equals the expected PSN; a READ Response PSN when it lies in one of C's
+//     last 32 READ requests' ranges (span bound: ceil(L/256) while unknown)
+//     and that READ was seen before the response.
+//   - The match is exact when p is the PSN of one of C's last 32 requests
+//     seen at or before the response (for READ responses: the READ's first
+//     PSN).
+//
+// If exactly one C is in range, F and C are paired at once. If several are
+// but exactly one matches exactly, that C gets a vote; two consecutive votes
+// for the same C pair them. Otherwise nothing happens: with random initial
+// PSNs (as NICs choose them) one response usually suffices, and QPs that are
+// indistinguishable by PSN and timing (identical PSNs in lockstep) stay
+// unpaired rather than paired wrongly. Pairing is never undone. A flow that
+// stays unpaired is retried on each of its first 64 responses, then on every
+// 64th. CM REQ/REP pairing is not implemented: decode.Packet carries no
+// payload bytes.
+//
+// # CNPs
+//
+// A CNP counts in `cnps` on its own flow B->A:Y. Its target is the flow
+// A->B whose sender QP is Y, i.e. the peer of the CNP's flow (which is also
+// the flow of the ACKs to Y). When that flow has no peer, the fallback looks
+// at flows A->B with data: first UD flows whose DETH source QP is Y (the only
+// one, or else the only one with CE marks waiting), otherwise the unpaired
+// RC/UC/XRC flows (the only one, or else the only one with CE marks
+// waiting); anything else leaves the target unknown (nil, target_flow
+// null). ecn_to_cnp_ns = CNP time minus the first CE-marked (ECN = 3)
+// non-CNP frame of the target since the previous CNP that matched it.
+// `ecn_ce` counts every frame of the flow with ECN = 3.
+//
+// # PFC and PAUSE
+//
+// One state per (source MAC, priority); 802.3x PAUSE uses priority -1 (JSON
+// null). Durations are kept in picoseconds relative to the episode start:
+// q quanta = floor(q*512*10^12/bps) ps (exact for every standard speed:
+// 5120 ps per quantum at 100 Gb/s, 20480 at 25 Gb/s). A frame at ts <= the
+// deadline (equal included) continues the episode; a later one starts a new
+// episode after closing the old one at its deadline. An XON while paused
+// ends the episode at its time and counts in its frames; an XON while not
+// paused only counts in frames/xon_frames. An episode's duration in ns is its
+// exact length rounded to the nearest ns (halves up); end_ns = start +
+// duration; paused_ns and longest_ns are sums/maxima of those rounded
+// durations, so they agree with the pause events. Episodes still open at the
+// end are closed at their deadline by Finish. Malformed MAC Control frames
+// are ignored. Pause events have no flow (nil; JSON "flow": null) and their
+// ts_ns is the episode start.
+//
+// # Event order
+//
+// Finish sorts events by ts_ns, then flow (first-seen order; pause events
+// after flow events), then kind (psn_gap, retransmission, nak, rnr_nak, cnp,
+// pause), then discovery order. A retransmission's ts_ns is its first
+// replayed packet; a psn_gap's is the packet that revealed it.
+package flows

@@ -1,0 +1,106 @@
+package flows
+
+// matchKind is the kind of response that offers pairing evidence.
+type matchKind uint8
+
+const (
+	matchACK  matchKind = iota // ACK / ATOMIC ACK: PSN of a request already seen
+	matchNAK                   // NAK / RNR NAK: may also name the next expected PSN
+	matchRead                  // READ response: PSN inside a READ request's range
+)
+
+// pairWindow bounds how far behind a request flow's high-water mark an
+// ACK PSN may be and still count as evidence.
+const pairWindow = 1 << 16
+
+// pairVotesNeeded is how many consecutive exact matches to the same flow an
+// ambiguous pairing (several flows in range) needs.
+const pairVotesNeeded = 2
+
+// tryPair looks for the flow whose requests f's response (PSN psn at ts)
+// answers, among the unpaired reverse-direction flows. See the package doc
+// for the rule.
+func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
+	if f.peer != nil || f.Key.UD {
+		return
+	}
+	f.pairTries++
+	if f.pairTries > 64 && f.pairTries%64 != 0 {
+		return // bounded effort for flows whose requester is not in the capture
+	}
+	g := t.hosts[hostPair{f.Key.Dst, f.Key.Src}]
+	if g == nil {
+		return
+	}
+	var inRange, exact *Flow
+	nRange, nExact := 0, 0
+	for _, c := range g.flows {
+		if c == f || c.peer != nil || c.Key.UD || !c.req.init {
+			continue
+		}
+		ok, ex := t.answers(c, psn, ts, kind)
+		if !ok {
+			continue
+		}
+		nRange++
+		inRange = c
+		if ex {
+			nExact++
+			exact = c
+		}
+	}
+	switch {
+	case nRange == 1:
+		link(f, inRange)
+	case nExact == 1:
+		if f.pairVote == exact {
+			f.pairVotes++
+		} else {
+			f.pairVote, f.pairVotes = exact, 1
+		}
+		if f.pairVotes >= pairVotesNeeded {
+			link(f, exact)
+		}
+	}
+}
+
+// answers reports whether a response PSN fits request flow c (in range), and
+// whether it names exactly one of c's recent requests sent before ts.
+func (t *Table) answers(c *Flow, psn PSN, ts int64, kind matchKind) (inRange, exact bool) {
+	r := &c.req
+	if kind == matchRead {
+		_, e, ok := t.findRead(c, psn)
+		if !ok || e.ts > ts {
+			return false, false
+		}
+		return true, psn == e.psn
+	}
+	if psn.Diff(r.first) < 0 {
+		return false, false
+	}
+	d := psn.Diff(r.next)
+	if d < -pairWindow || d > 0 || (d == 0 && kind != matchNAK) {
+		return false, false
+	}
+	if d == 0 {
+		return true, false
+	}
+	for i := uint64(0); i < recentRing && i < r.nRecent; i++ {
+		e := &r.recent[(r.nRecent-1-i)%recentRing]
+		if e.psn == psn && e.ts <= ts {
+			return true, true
+		}
+	}
+	return true, false
+}
+
+func link(a, b *Flow) {
+	a.peer, b.peer = b, a
+	a.pairVote, b.pairVote = nil, nil
+	if a.pmtu == 0 {
+		a.pmtu = b.pmtu
+	}
+	if b.pmtu == 0 {
+		b.pmtu = a.pmtu
+	}
+}

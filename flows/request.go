@@ -1,0 +1,259 @@
+package flows
+
+import "github.com/rocetrace/rocetrace/decode"
+
+// pmtuCandidates are the five IB path MTUs, largest first (smallest span first).
+var pmtuCandidates = [...]int64{4096, 2048, 1024, 512, 256}
+
+// readSpanFor returns max(1, ceil(L/pmtu)).
+func readSpanFor(dmaLen uint32, pmtu int64) int64 {
+	n := (int64(dmaLen) + pmtu - 1) / pmtu
+	return max(n, 1)
+}
+
+// readSpan returns the number of PSNs READ request e uses, or 0 when it is
+// not known yet: from the PMTU when known, else from a READ Response
+// Last/Only seen for it.
+func (t *Table) readSpan(f *Flow, e *readReq) int64 {
+	if !e.hasLen {
+		return e.span
+	}
+	if m := t.PMTUFor(f); m > 0 {
+		return readSpanFor(e.dmaLen, int64(m))
+	}
+	return e.span
+}
+
+// readSpanBound returns an upper bound of the READ's span, used to decide
+// whether a response PSN belongs to it: the span when known, else the span at
+// the smallest PMTU (256), else (no DMA length) 2^23.
+func (t *Table) readSpanBound(f *Flow, e *readReq) int64 {
+	if n := t.readSpan(f, e); n > 0 {
+		return n
+	}
+	if e.hasLen {
+		return readSpanFor(e.dmaLen, 256)
+	}
+	return psnHalf
+}
+
+// findRead returns the sequence number of f's most recent READ request whose
+// PSN range contains psn.
+func (t *Table) findRead(f *Flow, psn PSN) (uint64, *readReq, bool) {
+	r := &f.req
+	for i := uint64(0); i < readRing && i < r.nReads; i++ {
+		seq := r.nReads - 1 - i
+		e := &r.reads[seq%readRing]
+		d := psn.Diff(e.psn)
+		if d < 0 {
+			continue
+		}
+		if d < t.readSpanBound(f, e) {
+			return seq, e, true
+		}
+		return 0, nil, false // past the newest READ that starts at or before psn
+	}
+	return 0, nil, false
+}
+
+// resolvePending settles the span of the last READ request, whose span was
+// unknown when it was seen, now that the next request (PSN psn) arrived.
+//
+// Rule: the PMTU if known by now, else the span a READ Response Last/Only
+// revealed, else the observed advance d = psn - readPSN read as the most
+// favourable PMTU: the largest of max(1, ceil(L/m)), m in {4096 ... 256},
+// that is <= d (the smallest if none is), so that an unknown PMTU never
+// invents a gap. A READ whose RETH was cut off takes max(1, d).
+func (t *Table) resolvePending(f *Flow, psn PSN) {
+	r := &f.req
+	r.pending = false
+	e := r.read(r.pendingSeq)
+	if e == nil {
+		return
+	}
+	n := t.readSpan(f, e)
+	if n == 0 {
+		d := psn.Diff(e.psn)
+		if !e.hasLen {
+			n = max(1, d)
+		} else {
+			n = readSpanFor(e.dmaLen, pmtuCandidates[0])
+			for _, m := range pmtuCandidates[1:] {
+				if c := readSpanFor(e.dmaLen, m); c <= d {
+					n = c
+				}
+			}
+		}
+	}
+	r.next = e.psn.Add(n)
+}
+
+// observeRequest follows a flow's request PSNs: gaps, replays, READ spans.
+func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
+	r := &f.req
+	psn := PSN(p.BTH.PSN & psnMask)
+	op := p.BTH.Opcode
+	isRead := op.Operation() == decode.OpReadRequest &&
+		(op.Transport() == decode.TransportRC || op.Transport() == decode.TransportXRC)
+
+	if r.pending {
+		t.resolvePending(f, psn)
+	}
+	if !r.init {
+		r.init = true
+		r.first = psn
+		r.next = psn // the first packet sets the expectation
+	}
+	defer r.addRecent(psn, p.TsNs)
+
+	d := psn.Diff(r.next)
+	if r.inReplay {
+		if d < 0 {
+			if psn.Diff(r.replayCursor) < 0 {
+				// Went back again: a new replay episode.
+				t.endReplay(f)
+				t.startReplay(f, psn, p.TsNs)
+			} else {
+				r.replayPackets++
+			}
+			f.Retransmitted++
+			r.replayCursor = psn.Add(1)
+			if isRead {
+				t.recordReplayedRead(f, p, psn)
+			}
+			return
+		}
+		t.endReplay(f) // passed the high-water mark
+	}
+	if d < 0 {
+		t.startReplay(f, psn, p.TsNs)
+		f.Retransmitted++
+		r.replayCursor = psn.Add(1)
+		if isRead {
+			t.recordReplayedRead(f, p, psn)
+		}
+		return
+	}
+	if d > 0 {
+		f.PSNGaps++
+		f.MissingPSNs += d
+		t.emit(Event{Kind: EventPSNGap, TsNs: p.TsNs, Flow: f, ExpectedPSN: r.next, PSN: psn, Missing: d})
+	}
+	if !isRead {
+		r.next = psn.Add(1)
+		return
+	}
+	seq := r.addRead(psn, p.RETH.DMALen, p.Ext&decode.ExtRETH != 0, p.TsNs)
+	if n := t.readSpan(f, r.read(seq)); n > 0 {
+		r.next = psn.Add(n)
+		return
+	}
+	r.pending = true
+	r.pendingSeq = seq
+	r.next = psn.Add(1) // placeholder until resolvePending
+}
+
+// recordReplayedRead records a re-issued READ request unless an earlier READ
+// in the ring already covers its PSN (a re-read of the missing tail uses the
+// original request's range).
+func (t *Table) recordReplayedRead(f *Flow, p *decode.Packet, psn PSN) {
+	if _, _, ok := t.findRead(f, psn); ok {
+		return
+	}
+	f.req.addRead(psn, p.RETH.DMALen, p.Ext&decode.ExtRETH != 0, p.TsNs)
+}
+
+func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
+	r := &f.req
+	r.inReplay = true
+	r.replayPSN = psn
+	r.replayTs = ts
+	r.replayPackets = 1
+}
+
+func (t *Table) endReplay(f *Flow) {
+	r := &f.req
+	r.inReplay = false
+	t.emit(Event{Kind: EventRetransmission, TsNs: r.replayTs, Flow: f, PSN: r.replayPSN, Packets: r.replayPackets})
+}
+
+// observeReadResponse pairs and checks READ Response PSNs against the READ
+// requests of the peer flow.
+func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
+	psn := PSN(p.BTH.PSN & psnMask)
+	t.tryPair(f, psn, p.TsNs, matchRead)
+	q := f.peer
+	if q == nil {
+		return
+	}
+	seq, e, ok := t.findRead(q, psn)
+	if !ok {
+		return
+	}
+	switch p.BTH.Opcode.Operation() {
+	case decode.OpReadResponseLast, decode.OpReadResponseOnly:
+		if e.span == 0 {
+			e.span = psn.Diff(e.psn) + 1
+		}
+	}
+	s := &f.resp
+	if !s.init {
+		s.init = true
+		s.cur = seq
+		s.next = psn.Add(1)
+		return
+	}
+	switch {
+	case seq == s.cur:
+		if d := psn.Diff(s.next); d > 0 {
+			t.responseGap(f, s.next, psn, d, p.TsNs)
+		}
+	case seq > s.cur:
+		t.responseJump(f, q, seq, e, psn, p.TsNs)
+	}
+	// seq < s.cur, or a PSN behind the expected one: the responder replays
+	// an earlier READ; follow it.
+	s.cur = seq
+	s.next = psn.Add(1)
+}
+
+// responseJump handles a READ response for a later READ than the one being
+// answered: the rest of the current READ, any READ in between and the
+// start of this one up to psn are missing.
+func (t *Table) responseJump(f, q *Flow, seq uint64, e *readReq, psn PSN, ts int64) {
+	s := &f.resp
+	r := &q.req
+	expected := s.next
+	var missing int64
+	if cur := r.read(s.cur); cur != nil {
+		if n := t.readSpan(q, cur); n > 0 {
+			if rem := cur.psn.Add(n).Diff(s.next); rem > 0 {
+				missing += rem
+			} else {
+				expected = e.psn // current READ complete: expect the next READ's first
+				if nx := r.read(s.cur + 1); nx != nil {
+					expected = nx.psn
+				}
+			}
+		}
+	}
+	for k := s.cur + 1; k < seq; k++ {
+		if mid := r.read(k); mid != nil {
+			if n := t.readSpan(q, mid); n > 0 {
+				missing += n
+			} else {
+				missing++ // at least its first response
+			}
+		}
+	}
+	missing += psn.Diff(e.psn)
+	if missing > 0 {
+		t.responseGap(f, expected, psn, missing, ts)
+	}
+}
+
+func (t *Table) responseGap(f *Flow, expected, psn PSN, missing int64, ts int64) {
+	f.PSNGaps++
+	f.MissingPSNs += missing
+	t.emit(Event{Kind: EventPSNGap, TsNs: ts, Flow: f, ExpectedPSN: expected, PSN: psn, Missing: missing})
+}

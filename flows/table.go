@@ -1,0 +1,295 @@
+package flows
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// Config configures a Table.
+type Config struct {
+	PMTU         int   // 256, 512, 1024, 2048 or 4096; 0 = infer from the capture
+	LinkSpeedBps int64 // link speed in bits per second for PFC quanta; 0 = 100 Gb/s
+}
+
+// DefaultLinkSpeedBps is the link speed used when Config.LinkSpeedBps is 0.
+const DefaultLinkSpeedBps int64 = 100_000_000_000
+
+// Table holds every flow, event and PFC state of one analysis. It is used
+// from a single goroutine: Observe each frame in capture order, then Finish.
+type Table struct {
+	cfg   Config
+	bps   int64
+	flows map[Key]*Flow
+	order []*Flow
+	hosts map[hostPair]*hostGroup
+
+	events []Event
+
+	pfc      map[PFCKey]*PFCStat
+	pfcOrder []*PFCStat
+
+	pmtu     int // configured, or the first PMTU the capture revealed
+	finished bool
+}
+
+type hostGroup struct {
+	flows []*Flow
+}
+
+// NewTable returns an empty table.
+func NewTable(cfg Config) *Table {
+	t := &Table{
+		cfg:   cfg,
+		bps:   cfg.LinkSpeedBps,
+		flows: make(map[Key]*Flow),
+		hosts: make(map[hostPair]*hostGroup),
+		pfc:   make(map[PFCKey]*PFCStat),
+		pmtu:  cfg.PMTU,
+	}
+	if t.bps <= 0 {
+		t.bps = DefaultLinkSpeedBps
+	}
+	return t
+}
+
+// Config returns the table's configuration.
+func (t *Table) Config() Config { return t.cfg }
+
+// LinkSpeedBps returns the link speed used for PFC quanta.
+func (t *Table) LinkSpeedBps() int64 { return t.bps }
+
+// PMTU returns the configured PMTU, else the first one the capture revealed
+// (a First or Middle packet's payload length), else 0.
+func (t *Table) PMTU() int { return t.pmtu }
+
+// PMTUFor returns the PMTU that applies to f: the configured one, else the
+// one learnt on f or its peer, else the capture-wide one, else 0 (unknown).
+func (t *Table) PMTUFor(f *Flow) int {
+	if t.cfg.PMTU > 0 {
+		return t.cfg.PMTU
+	}
+	if m := f.PMTU(); m > 0 {
+		return m
+	}
+	return t.pmtu
+}
+
+// Flows returns the flows in first-seen order. The slice and the flows are
+// owned by the table; callers treat them as read-only.
+func (t *Table) Flows() []*Flow { return t.order }
+
+// Flow returns the flow with key k, or nil.
+func (t *Table) Flow(k Key) *Flow { return t.flows[k] }
+
+// FlowOf returns the flow a decoded frame belongs to, or nil.
+func (t *Table) FlowOf(p *decode.Packet) *Flow {
+	k, ok := KeyOf(p)
+	if !ok {
+		return nil
+	}
+	return t.flows[k]
+}
+
+// Events returns the events. After Finish they are sorted by time, then flow
+// (first-seen order; pause events, which have no flow, after flow events),
+// then kind, then the order they were found in.
+func (t *Table) Events() []Event { return t.events }
+
+// PFC returns the PFC/PAUSE state per (source MAC, priority), sorted by MAC
+// then priority (802.3x, priority -1, first).
+func (t *Table) PFC() []*PFCStat { return t.pfcOrder }
+
+// Observe adds one decoded frame. It does not allocate for frames of a known
+// flow or PFC key unless the frame produces an event.
+func (t *Table) Observe(p *decode.Packet) {
+	switch p.Kind {
+	case decode.KindPFC:
+		t.observePFC(p)
+		return
+	case decode.KindPause:
+		t.observePause(p)
+		return
+	case decode.KindRoCE, decode.KindCNP:
+	default:
+		return
+	}
+	k, ok := KeyOf(p)
+	if !ok {
+		return
+	}
+	f := t.flows[k]
+	if f == nil {
+		f = t.newFlow(k)
+	}
+	op := p.BTH.Opcode
+	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
+	f.account(p, isCNP)
+	if isCNP {
+		t.observeCNP(f, p)
+		return
+	}
+	t.learnPMTU(f, p)
+	switch {
+	case op.IsAck():
+		t.observeAck(f, p)
+	case op.IsReadResponse():
+		t.observeReadResponse(f, p)
+	case op.IsRequest():
+		t.observeRequest(f, p)
+	}
+}
+
+func (t *Table) newFlow(k Key) *Flow {
+	f := &Flow{Key: k, id: k.String(), index: len(t.order)}
+	t.flows[k] = f
+	t.order = append(t.order, f)
+	hp := hostPair{k.Src, k.Dst}
+	g := t.hosts[hp]
+	if g == nil {
+		g = &hostGroup{}
+		t.hosts[hp] = g
+	}
+	g.flows = append(g.flows, f)
+	return f
+}
+
+// validPMTU reports whether n is one of the five IB path MTUs.
+func validPMTU(n int) bool {
+	return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096
+}
+
+// learnPMTU infers the PMTU from a First or Middle packet's payload length.
+func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
+	if t.cfg.PMTU > 0 || !p.HasPayloadLen || p.Malformed || !validPMTU(p.PayloadLen) {
+		return
+	}
+	op := p.BTH.Opcode
+	switch op.Transport() {
+	case decode.TransportRC, decode.TransportUC, decode.TransportXRC:
+	default:
+		return
+	}
+	switch op.Operation() {
+	case decode.OpSendFirst, decode.OpSendMiddle, decode.OpWriteFirst, decode.OpWriteMiddle,
+		decode.OpReadResponseFirst, decode.OpReadResponseMiddle:
+	default:
+		return
+	}
+	if f.pmtu == 0 {
+		f.pmtu = p.PayloadLen
+	}
+	if f.peer != nil && f.peer.pmtu == 0 {
+		f.peer.pmtu = p.PayloadLen
+	}
+	if t.pmtu == 0 {
+		t.pmtu = p.PayloadLen
+	}
+}
+
+func (t *Table) emit(e Event) { t.events = append(t.events, e) }
+
+// observeAck handles Acknowledge and ATOMIC Acknowledge frames: pairing
+// evidence, NAK and RNR NAK events.
+func (t *Table) observeAck(f *Flow, p *decode.Packet) {
+	psn := PSN(p.BTH.PSN & psnMask)
+	hasAETH := p.Ext&decode.ExtAETH != 0
+	kind := decode.SyndromeACK
+	if hasAETH {
+		kind = p.AETH.Syndrome.Kind()
+	}
+	nakLike := hasAETH && (kind == decode.SyndromeNAK || kind == decode.SyndromeRNRNAK)
+	if nakLike {
+		t.tryPair(f, psn, p.TsNs, matchNAK)
+	} else {
+		t.tryPair(f, psn, p.TsNs, matchACK)
+	}
+	if !hasAETH {
+		return
+	}
+	code := p.AETH.Syndrome.Value()
+	switch kind {
+	case decode.SyndromeNAK:
+		f.NAKs++
+		t.emit(Event{Kind: EventNAK, TsNs: p.TsNs, Flow: f, PSN: psn, Code: code})
+	case decode.SyndromeRNRNAK:
+		f.RNRNAKs++
+		t.emit(Event{Kind: EventRNRNAK, TsNs: p.TsNs, Flow: f, PSN: psn, Code: code, TimerNs: decode.RNRTimerNs(code)})
+	case decode.SyndromeACK, decode.SyndromeReserved:
+	}
+}
+
+// Finish ends the input: it closes open replay episodes and PFC episodes
+// (the capture's end does not cut them), sorts the events and resolves the
+// fields that depend on the final pairing (NAK targets, after_nak_ns).
+// Calling it again does nothing; Observe must not be called after it.
+func (t *Table) Finish() {
+	if t.finished {
+		return
+	}
+	t.finished = true
+	for _, f := range t.order {
+		if f.req.inReplay {
+			t.endReplay(f)
+		}
+	}
+	t.finishPFC()
+	slices.SortStableFunc(t.events, compareEvents)
+	t.resolveEvents()
+}
+
+func flowOrder(f *Flow) int {
+	if f == nil {
+		return int(^uint(0) >> 1)
+	}
+	return f.index
+}
+
+func compareEvents(a, b Event) int {
+	if c := cmp.Compare(a.TsNs, b.TsNs); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(flowOrder(a.Flow), flowOrder(b.Flow)); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Kind, b.Kind)
+}
+
+// resolveEvents fills NAK targets from the final pairing and computes
+// after_nak_ns for retransmissions. Events must be sorted.
+func (t *Table) resolveEvents() {
+	for i := range t.events {
+		e := &t.events[i]
+		switch e.Kind {
+		case EventNAK, EventRNRNAK:
+			e.Target = e.Flow.peer
+			e.Flow.nakTs = append(e.Flow.nakTs, e.TsNs)
+		}
+	}
+	// lastReplay[flow index] = start of the previous replay episode + 1 (0: none).
+	lastReplay := make(map[*Flow]int64)
+	for i := range t.events {
+		e := &t.events[i]
+		if e.Kind != EventRetransmission {
+			continue
+		}
+		prev, hadPrev := lastReplay[e.Flow]
+		lastReplay[e.Flow] = e.TsNs
+		peer := e.Flow.peer
+		if peer == nil || len(peer.nakTs) == 0 {
+			continue
+		}
+		// Latest NAK with ts <= replay ts.
+		j, _ := slices.BinarySearch(peer.nakTs, e.TsNs+1)
+		if j == 0 {
+			continue
+		}
+		nak := peer.nakTs[j-1]
+		if hadPrev && nak <= prev {
+			continue // that NAK was answered by the previous replay
+		}
+		e.AfterNAKNs = e.TsNs - nak
+		e.HasAfterNAK = true
+	}
+}

@@ -24,6 +24,10 @@ Usage:
   rocetrace [report] [flags] FILE...        human report (default command)
   rocetrace report --json [flags] FILE...   the report as one JSON document
   rocetrace packets [--json] [-V] FILE...   one line per frame
+  rocetrace export -o DIR [flags] FILE...   Parquet dataset (packets, flows, events, pfc)
+  rocetrace tui [flags] FILE...             interactive terminal UI
+  rocetrace tui -i IFACE [flags]            the terminal UI over a live capture
+  rocetrace capture -i IFACE [-w FILE] ...  live capture; prints the report when it ends
 
 Flags shared by all commands:
   --link-speed SPEED   25G, 50G, 100G, 200G, 400G, 800G or bits/s (default 100G)
@@ -49,27 +53,15 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runReport(ctx, "report", rest, stdout, stderr)
 	case "packets":
 		return runPackets(ctx, rest, stdout, stderr)
+	case "export":
+		return runExport(ctx, rest, stdout, stderr)
+	case "tui":
+		return runTUI(ctx, rest, stdout, stderr)
+	case "capture":
+		return runCapture(ctx, rest, stdout, stderr)
 	}
-	if strings.HasPrefix(cmd, "-") || !isCommandName(cmd) {
-		return runReport(ctx, "report", args[1:], stdout, stderr)
-	}
-	fmt.Fprintf(stderr, "rocetrace: unknown command %q\n\n%s", cmd, usageText)
-	return exitUsage
-}
-
-// isCommandName reports whether s looks like a subcommand rather than a
-// file name: commands are lower-case words with no dot or slash.
-func isCommandName(s string) bool {
-	for _, c := range s {
-		if c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	switch s {
-	case "export", "tui", "capture":
-		return true
-	}
-	return false
+	// Anything else is a flag or a file of the default command, report.
+	return runReport(ctx, "report", args[1:], stdout, stderr)
 }
 
 // common holds the flags every command shares.

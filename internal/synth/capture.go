@@ -211,3 +211,39 @@ func Extension(f Format) string {
 	}
 	return ".pcap"
 }
+
+// Rewrap returns a copy of c whose Ethernet frames are re-wrapped as w
+// says (VLAN tags inserted after the MAC addresses, then the ERSPAN
+// mirror). MAC Control frames (PFC, PAUSE) are never VLAN-tagged, as on
+// the wire, but they are mirrored when w mirrors. The snaplen is applied
+// again to the new frames.
+func Rewrap(c *Capture, w Wrap) (*Capture, error) {
+	out := &Capture{Snaplen: c.Snaplen}
+	for _, f := range c.Frames {
+		if len(f.Data) != f.Len {
+			return nil, fmt.Errorf("Rewrap needs whole frames (frame at %d is cut)", f.TsNs)
+		}
+		b := append([]byte(nil), f.Data...)
+		macControl := len(b) >= 14 && b[12] == 0x88 && b[13] == 0x08
+		if len(w.VLANs) > 0 && !macControl {
+			var tags []byte
+			for i, v := range w.VLANs {
+				tpid := uint16(0x8100)
+				if i == 0 && w.QinQ {
+					tpid = 0x88A8
+				}
+				tags = binary.BigEndian.AppendUint16(tags, tpid)
+				tags = binary.BigEndian.AppendUint16(tags, uint16(v.PCP)<<13|v.VID&0x0FFF)
+			}
+			b = append(b[:12:12], append(tags, f.Data[12:]...)...)
+		}
+		if w.ERSPAN != 0 {
+			var err error
+			if b, err = mirror(b, w); err != nil {
+				return nil, err
+			}
+		}
+		out.Add(f.TsNs, b)
+	}
+	return out, nil
+}

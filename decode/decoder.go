@@ -333,7 +333,10 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 		p.PayloadLen = payload
 		p.HasPayloadLen = true
 	}
-	p.extHeaders(u[8+BTHLen:], want)
+	rest := p.extHeaders(u[8+BTHLen:], want)
+	if p.Ext&ExtDETH != 0 && p.BTH.DestQP == 1 && rest != nil {
+		p.cm(rest)
+	}
 	if len(u) >= ulen && payload >= 0 {
 		if crc, ok := computeICRC(ip[:off+ulen], off, &d.scratch); ok {
 			p.ICRC = StoredICRC(ip[:off+ulen])
@@ -347,12 +350,13 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 }
 
 // extHeaders decodes the extended headers in want, in wire order, from b,
-// stopping at the first one the capture cut short.
-func (p *Packet) extHeaders(b []byte, want Ext) {
+// stopping at the first one the capture cut short. It returns the bytes
+// after the headers (the payload), or nil when one was cut short.
+func (p *Packet) extHeaders(b []byte, want Ext) []byte {
 	be := binary.BigEndian
 	if want&ExtXRCETH != 0 {
 		if len(b) < XRCETHLen {
-			return
+			return nil
 		}
 		p.XRCSRQ = be.Uint32(b) & 0xFFFFFF
 		p.Ext |= ExtXRCETH
@@ -360,7 +364,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtDETH != 0 {
 		if len(b) < DETHLen {
-			return
+			return nil
 		}
 		p.DETH = DETHFields{QKey: be.Uint32(b), SrcQP: be.Uint32(b[4:]) & 0xFFFFFF}
 		p.Ext |= ExtDETH
@@ -368,7 +372,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtRETH != 0 {
 		if len(b) < RETHLen {
-			return
+			return nil
 		}
 		p.RETH = RETHFields{VA: be.Uint64(b), RKey: be.Uint32(b[8:]), DMALen: be.Uint32(b[12:])}
 		p.Ext |= ExtRETH
@@ -376,7 +380,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtAETH != 0 {
 		if len(b) < AETHLen {
-			return
+			return nil
 		}
 		p.AETH = AETHFields{Syndrome: Syndrome(b[0]), MSN: be.Uint32(b) & 0xFFFFFF}
 		p.Ext |= ExtAETH
@@ -384,7 +388,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtAtomicETH != 0 {
 		if len(b) < AtomicETHLen {
-			return
+			return nil
 		}
 		p.AtomicETH = AtomicETHFields{VA: be.Uint64(b), RKey: be.Uint32(b[8:]), SwapAdd: be.Uint64(b[12:]), Compare: be.Uint64(b[20:])}
 		p.Ext |= ExtAtomicETH
@@ -392,7 +396,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtAtomicAckETH != 0 {
 		if len(b) < AtomicAckETHLen {
-			return
+			return nil
 		}
 		p.AtomicAckOrig = be.Uint64(b)
 		p.Ext |= ExtAtomicAckETH
@@ -400,7 +404,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtImmDt != 0 {
 		if len(b) < ImmDtLen {
-			return
+			return nil
 		}
 		p.Imm = be.Uint32(b)
 		p.Ext |= ExtImmDt
@@ -408,7 +412,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtIETH != 0 {
 		if len(b) < IETHLen {
-			return
+			return nil
 		}
 		p.IETHRKey = be.Uint32(b)
 		p.Ext |= ExtIETH
@@ -416,9 +420,38 @@ func (p *Packet) extHeaders(b []byte, want Ext) {
 	}
 	if want&ExtCNP != 0 {
 		if len(b) < CNPPadLen {
-			return
+			return nil
 		}
 		p.Ext |= ExtCNP
+		b = b[CNPPadLen:]
+	}
+	return b
+}
+
+// CM MAD layout: a 24-byte MAD header (base version, management class,
+// class version, method, status, class specific, transaction ID, attribute
+// ID, reserved, attribute modifier), then the CM message.
+const (
+	madHeaderLen   = 24
+	madClassCM     = 0x07
+	cmREQQPNOffset = 32 // LocalCommID 4, reserved 4, ServiceID 8, CA GUID 8, reserved 4, Q_Key 4
+	cmREPQPNOffset = 12 // LocalCommID 4, RemoteCommID 4, Q_Key 4
+)
+
+// cm reads the QPN-bearing fields of a CM REQ or REP from a QP1 payload.
+func (p *Packet) cm(b []byte) {
+	if len(b) < madHeaderLen+cmREQQPNOffset+3 || b[1] != madClassCM {
+		return
+	}
+	be := binary.BigEndian
+	attr := be.Uint16(b[16:18])
+	m := b[madHeaderLen:]
+	switch attr {
+	case CMAttrREQ:
+		p.CM = CMFields{Attr: attr, LocalCommID: be.Uint32(m), LocalQPN: be.Uint32(m[cmREQQPNOffset-1:]) & 0xFFFFFF}
+	case CMAttrREP:
+		p.CM = CMFields{Attr: attr, LocalCommID: be.Uint32(m), RemoteCommID: be.Uint32(m[4:]),
+			LocalQPN: be.Uint32(m[cmREPQPNOffset-1:]) & 0xFFFFFF}
 	}
 }
 

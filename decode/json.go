@@ -199,5 +199,11 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	if p.Encap != EncapNone {
 		w.str("encap", p.Encap.String())
 	}
+	if p.CM.Attr != 0 {
+		w.uint("cm_attr", uint64(p.CM.Attr))
+		w.uint("cm_local_comm_id", uint64(p.CM.LocalCommID))
+		w.uint("cm_remote_comm_id", uint64(p.CM.RemoteCommID))
+		w.uint("cm_local_qpn", uint64(p.CM.LocalQPN))
+	}
 	return append(w.b, '}')
 }

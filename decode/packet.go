@@ -117,6 +117,21 @@ type DETHFields struct {
 	SrcQP uint32 // 24 bits
 }
 
+// CM attribute IDs (IBA Vol. 1 §12.6): the messages that name QPNs.
+const (
+	CMAttrREQ uint16 = 0x0010 // ConnectRequest
+	CMAttrREP uint16 = 0x0013 // ConnectReply
+)
+
+// CMFields is what rocetrace reads of a CM REQ or REP: enough to pair the
+// two QPs of a connection.
+type CMFields struct {
+	Attr         uint16 // CMAttrREQ, CMAttrREP, or 0 (none)
+	LocalCommID  uint32
+	RemoteCommID uint32 // REP only
+	LocalQPN     uint32 // 24 bits: the sender's QP
+}
+
 // AtomicETHFields is the atomic extended transport header.
 type AtomicETHFields struct {
 	VA      uint64
@@ -180,6 +195,10 @@ type Packet struct {
 	Imm           uint32
 	IETHRKey      uint32
 	XRCSRQ        uint32 // 24 bits
+
+	// CM is the connection-manager message a UD SEND to QP1 carries (a
+	// MAD of management class 0x07), when its fixed fields were captured.
+	CM CMFields
 
 	// PayloadLen is the RDMA payload length implied by the UDP length
 	// (headers, pad and ICRC excluded), valid when HasPayloadLen.

@@ -139,6 +139,13 @@ func appendBTHTree(t *treeWriter, p *Packet) {
 	if p.HasPayloadLen {
 		t.head("Payload: %d bytes, pad %d", p.PayloadLen, h.Pad)
 	}
+	switch p.CM.Attr {
+	case CMAttrREQ:
+		t.line("CM ConnectRequest: Local Comm ID 0x%08x, Local QPN 0x%06x", p.CM.LocalCommID, p.CM.LocalQPN)
+	case CMAttrREP:
+		t.line("CM ConnectReply: Local Comm ID 0x%08x, Remote Comm ID 0x%08x, Local QPN 0x%06x",
+			p.CM.LocalCommID, p.CM.RemoteCommID, p.CM.LocalQPN)
+	}
 	switch p.ICRCStatus {
 	case ICRCOK:
 		t.head("Invariant CRC: 0x%08x [correct]", p.ICRC)

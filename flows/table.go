@@ -32,6 +32,9 @@ type Table struct {
 
 	pmtu     int // configured, or the first PMTU the capture revealed
 	finished bool
+
+	cmReqs  map[cmKey]cmReq // CM REQs seen, by requester and communication ID
+	cmPairs map[Key]Key     // flows paired by a CM REQ/REP, both ways
 }
 
 type hostGroup struct {
@@ -126,6 +129,9 @@ func (t *Table) Observe(p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
 	f.account(p, isCNP)
+	if p.CM.Attr != 0 {
+		t.observeCM(p)
+	}
 	if isCNP {
 		t.observeCNP(f, p)
 		return
@@ -152,6 +158,9 @@ func (t *Table) newFlow(k Key) *Flow {
 		t.hosts[hp] = g
 	}
 	g.flows = append(g.flows, f)
+	if other, ok := t.cmPairs[k]; ok {
+		t.cmLink(k, other)
+	}
 	return f
 }
 

@@ -22,7 +22,10 @@ type Capture struct {
 	Frames  []Frame
 	Snaplen int  // 0: keep whole frames; otherwise cut captured bytes to this
 	Wrap    Wrap // default wrapping for frames built by the helpers
-	err     error
+	// Sink, when set, receives each frame instead of Frames keeping it, so
+	// that captures of any size stream to a file (see WriteBulk).
+	Sink func(Frame) error
+	err  error
 }
 
 // Err returns the first error met while building frames.
@@ -33,6 +36,12 @@ func (c *Capture) Add(ts int64, data []byte) {
 	f := Frame{TsNs: ts, Data: data, Len: len(data)}
 	if c.Snaplen > 0 && len(f.Data) > c.Snaplen {
 		f.Data = f.Data[:c.Snaplen]
+	}
+	if c.Sink != nil {
+		if err := c.Sink(f); err != nil && c.err == nil {
+			c.err = err
+		}
+		return
 	}
 	c.Frames = append(c.Frames, f)
 }

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/internal/synth"
+)
+
+// benchCapture writes a bulk capture of n frames to a temp dir.
+func benchCapture(b *testing.B, n, snaplen int) string {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "bench.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := synth.WriteBulk(f, synth.BulkConfig{Frames: n, Snaplen: snaplen, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// BenchmarkPipeline measures read -> decode -> flows -> analysis per frame
+// (the whole `rocetrace report` minus printing) on 200k-frame captures of
+// 1000 QPs, mirror-style (snaplen 128) and whole frames.
+func BenchmarkPipeline(b *testing.B) {
+	const frames = 200_000
+	for _, snap := range []int{128, 0} {
+		name := "snap128"
+		if snap == 0 {
+			name = "full"
+		}
+		b.Run(name, func(b *testing.B) {
+			path := benchCapture(b, frames, snap)
+			st, _ := os.Stat(path)
+			c := common{pmtuVal: 0, linkBps: 100e9, rocePort: 4791}
+			b.ReportAllocs()
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				in := openInputs([]string{path})
+				rep, err := analyse(context.Background(), in, &c, analysis.Options{})
+				in.close()
+				if err != nil || len(in.errs) != 0 || rep.Capture.Packets < frames {
+					b.Fatalf("analyse: %v %v", err, in.errs)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/frames, "ns/frame")
+		})
+	}
+}

@@ -214,3 +214,13 @@ func TestTSharkDifferentialSynth(t *testing.T) {
 		})
 	}
 }
+
+// TestUnsupportedLinkTypeWarns: the native InfiniBand ERF capture is read
+// (exit 0) with a warning that its link type is not decoded.
+func TestUnsupportedLinkTypeWarns(t *testing.T) {
+	path := filepath.Join(testenv.SharedPcapsDir(t), "ib_native_erf_ipoib_cm_rc.pcap")
+	code, out, errOut := rt(t, path)
+	if code != 0 || !strings.Contains(errOut, "link type ERF is not decoded") || !strings.Contains(out, "43 frames") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

@@ -2,12 +2,211 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/export"
+	"github.com/rocetrace/rocetrace/flows"
 )
 
-// runExport implements `rocetrace export`. Not built yet (see the project issues).
+// runExport implements `rocetrace export -o DIR [flags] FILE...`.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "rocetrace export: not available in this build yet")
-	return exitUsage
+	var c common
+	fs := newFlagSet("export", "export -o DIR [flags] FILE...", stderr)
+	dir := fs.StringP("output", "o", "", "output directory (required)")
+	compression := fs.String("compression", "zstd", "column compression: "+strings.Join(export.Compressions, ", "))
+	force := fs.Bool("force", false, "overwrite existing output files")
+	partition := fs.Bool("partition", false, "write a hive-style dataset, one partition per capture:\nDIR/<table>/capture=<file>/part-0.parquet (each capture analysed on its own)")
+	jobs := fs.IntP("jobs", "j", 1, "with --partition: captures exported in parallel")
+	rowGroup := fs.Int64("row-group-rows", export.DefaultRowGroupRows, "rows per Parquet row group")
+	c.register(fs.FlagSet)
+	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
+		return code
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rocetrace: "+format+"\n", a...)
+		fs.Usage()
+		return exitUsage
+	}
+	switch {
+	case *dir == "":
+		return usage("export needs an output directory: -o DIR")
+	case *jobs < 1:
+		return usage("invalid -j %d: want 1 or more", *jobs)
+	case *jobs > 1 && !*partition:
+		return usage("-j needs --partition (without it the captures are merged into one analysis)")
+	case *rowGroup < 1:
+		return usage("invalid --row-group-rows %d", *rowGroup)
+	}
+	if _, err := export.Codec(*compression); err != nil {
+		return usage("invalid --compression: %v", err)
+	}
+	x := &exporter{
+		c: &c, stdout: stdout, stderr: stderr,
+		opts: export.Options{Compression: *compression, RowGroupRows: *rowGroup, Force: *force},
+	}
+	if !*partition {
+		return x.one(ctx, fs.Args(), export.FilePaths(*dir))
+	}
+
+	files := fs.Args()
+	paths := make([]export.Paths, len(files))
+	seen := make(map[string]string)
+	for i, f := range files {
+		base := filepath.Base(f)
+		if prev, ok := seen[base]; ok {
+			return usage("--partition: %s and %s would share the partition capture=%s", prev, f, export.PartitionValue(base))
+		}
+		seen[base] = f
+		paths[i] = export.PartitionPaths(*dir, f)
+	}
+	// Refuse before any work rather than after some captures.
+	for _, p := range paths {
+		if err := export.CheckFree(p, *force); err != nil {
+			fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+			return exitFailed
+		}
+	}
+	codes := make([]int, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(*jobs, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				codes[i] = x.one(ctx, files[i:i+1], paths[i])
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	code := exitOK
+	for _, c := range codes {
+		code = max(code, c)
+	}
+	return code
+}
+
+// exporter runs exports and prints what they wrote; its output is safe for
+// concurrent exports.
+type exporter struct {
+	c      *common
+	opts   export.Options
+	mu     sync.Mutex
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// one exports the captures in files (merged into one analysis) to paths and
+// returns the exit status. It prints the files it wrote to stdout and every
+// problem to stderr.
+func (x *exporter) one(ctx context.Context, files []string, paths export.Paths) int {
+	var msgs strings.Builder
+	code := x.export(ctx, files, paths, &msgs)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, _ = io.WriteString(x.stdout, msgs.String())
+	return code
+}
+
+func (x *exporter) export(ctx context.Context, files []string, paths export.Paths, out io.Writer) int {
+	in := openInputs(files)
+	defer in.close()
+	if len(in.readers) == 0 {
+		return x.report(in, "", nil)
+	}
+	ex, err := export.Create(paths, in.names, x.opts)
+	if err != nil {
+		return x.report(in, fmt.Sprintf("export: %v", err), nil)
+	}
+	defer ex.Abort()
+
+	dec := decode.NewDecoder(decode.Config{RoCEPort: x.c.rocePort})
+	table := flows.NewTable(flows.Config{PMTU: x.c.pmtuVal, LinkSpeedBps: x.c.linkBps})
+	var (
+		counter analysis.Counter
+		p       decode.Packet
+	)
+	err = in.each(ctx, func(rec *decode.Record) error {
+		dec.DecodeRecord(rec, &p)
+		counter.Observe(&p)
+		table.Observe(&p)
+		var f *flows.Flow
+		if p.IsRoCE() {
+			f = table.FlowOf(&p)
+		}
+		return ex.Packet(&p, f)
+	})
+	if err != nil {
+		ex.Abort()
+		what := "export failed"
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			what, err = "export interrupted", nil
+		}
+		msg := fmt.Sprintf("%s after %d frames of %s; nothing written to %s", what, counter.Summary(nil).Packets,
+			strings.Join(files, ", "), strings.Join(paths.List(), ", "))
+		if err != nil {
+			msg += fmt.Sprintf(": %v", err)
+		}
+		return x.report(in, msg, nil)
+	}
+	rep := analysis.Build(table, counter.Summary(in.names), analysis.Options{})
+	written, err := ex.Finish(&rep)
+	for _, w := range written {
+		fmt.Fprintf(out, "wrote %s: %s rows, %s\n", w.Path, strconv.FormatInt(w.Rows, 10), exportSize(w.Bytes))
+	}
+	if err != nil {
+		msg := fmt.Sprintf("export: %v", err)
+		if len(written) < len(export.Tables) {
+			msg += "; not written: " + strings.Join(paths.List()[len(written):], ", ")
+		}
+		return x.report(in, msg, written)
+	}
+	return x.report(in, "", written)
+}
+
+// report prints the input errors and msg (if any) to stderr and returns the
+// exit status. When the input was damaged but files were written, it says
+// that they hold everything before the damage.
+func (x *exporter) report(in *inputs, msg string, written []export.Written) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	code := in.report(x.stderr)
+	var de *decode.DamageError
+	for _, err := range in.errs {
+		if errors.As(err, &de) && msg == "" && len(written) > 0 {
+			fmt.Fprintf(x.stderr, "rocetrace: the files written hold every frame before the damage\n")
+			break
+		}
+	}
+	if msg != "" {
+		fmt.Fprintf(x.stderr, "rocetrace: %s\n", msg)
+		code = exitFailed
+	}
+	return code
+}
+
+// exportSize formats a byte count: "812 B", "4.1 KiB", "23.0 MiB".
+func exportSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	v, i := float64(n)/unit, 0
+	for v >= unit && i < 3 {
+		v /= unit
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + [...]string{"KiB", "MiB", "GiB", "TiB"}[i]
 }

@@ -68,9 +68,22 @@ func (in *inputs) close() {
 	}
 }
 
-// report prints the input errors to stderr and returns the exit status
-// they call for.
+// supportedLink reports whether the decoder understands link type l.
+func supportedLink(l decode.LinkType) bool {
+	return l == decode.LinkTypeEthernet || l == decode.LinkTypeLinuxSLL || l == decode.LinkTypeLinuxSLL2
+}
+
+// report prints the input errors to stderr, warns about link types
+// rocetrace does not decode, and returns the exit status the errors call
+// for.
 func (in *inputs) report(stderr io.Writer) int {
+	for _, r := range in.readers {
+		for _, l := range r.LinkTypes() {
+			if !supportedLink(l) {
+				fmt.Fprintf(stderr, "rocetrace: warning: %s: link type %s is not decoded (rocetrace reads Ethernet, Linux SLL and SLL2); its frames count as other\n", r.Name(), l)
+			}
+		}
+	}
 	for _, err := range in.errs {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 	}

@@ -1,0 +1,29 @@
+// Package export writes an analysis as Parquet tables that notebooks
+// (pandas, Polars), DuckDB, Spark and Trino read as they are.
+//
+// Four tables, with the contract's column names (contract.md, "Packet
+// fields" and "Parquet (export)"; every column is described in
+// docs/parquet.md):
+//
+//	packets.parquet  one row per RoCE, CNP, PFC and PAUSE frame (PacketRow)
+//	flows.parquet    one row per flow of the report (FlowRow)
+//	events.parquet   one row per event; each kind's fields nullable (EventRow)
+//	pfc.parquet      one row per (source MAC, priority) (PFCRow)
+//
+// packets.parquet is written while the capture is decoded (Export.Packet):
+// each frame appends one value per column to reused batches, which go
+// batchRows at a time to the column writers of a parquet-go
+// GenericWriter[PacketRow]; a row group is cut every DefaultRowGroupRows
+// rows, so memory does not grow with the capture and a row costs no
+// allocation. The other three tables come from the analysis.Report once the
+// capture has been read, through the generic batched Writer[T].
+//
+// Every file is written under a temporary name (".NAME.tmp-*" in the
+// target directory) and renamed into place only once all four are
+// complete; Abort removes the temporary files. Existing files are replaced
+// only with Options.Force.
+//
+// Layouts: FilePaths gives the contract's DIR/<table>.parquet; PartitionPaths
+// gives a hive-style dataset DIR/<table>/capture=<name>/part-0.parquet, so
+// that many captures exported into one DIR form one dataset per table.
+package export

@@ -1,0 +1,266 @@
+package export
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
+)
+
+// SchemaVersion is stored in every file's footer metadata under
+// "rocetrace.schema_version". It changes only if a column changes meaning.
+const SchemaVersion = "1"
+
+// MetadataCapture is the footer metadata key of packets.parquet that holds
+// the report's "capture" object (every counter, the frames without a row
+// included) as JSON.
+const MetadataCapture = "rocetrace.capture"
+
+// Table names, as in the file and partition directory names.
+const (
+	TablePackets = "packets"
+	TableFlows   = "flows"
+	TableEvents  = "events"
+	TablePFC     = "pfc"
+)
+
+// Tables lists the four tables in the order they are written.
+var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC}
+
+// Paths are the output files of one export, one per table.
+type Paths struct {
+	Packets, Flows, Events, PFC string
+}
+
+// List returns the paths in table order.
+func (p Paths) List() []string { return []string{p.Packets, p.Flows, p.Events, p.PFC} }
+
+// FilePaths returns the contract's layout: DIR/packets.parquet,
+// DIR/flows.parquet, DIR/events.parquet and DIR/pfc.parquet.
+func FilePaths(dir string) Paths {
+	f := func(t string) string { return filepath.Join(dir, t+".parquet") }
+	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC)}
+}
+
+// PartitionPaths returns the hive-style layout for one capture:
+// DIR/<table>/capture=<value>/part-0.parquet, where value is the capture's
+// base name escaped by PartitionValue. Many captures exported into one DIR
+// (in parallel, by one process or many) form one dataset per table.
+func PartitionPaths(dir, capture string) Paths {
+	v := "capture=" + PartitionValue(filepath.Base(capture))
+	f := func(t string) string { return filepath.Join(dir, t, v, "part-0.parquet") }
+	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC)}
+}
+
+// PartitionValue escapes a partition value the way Hive and Spark do
+// (%XX for control characters and "#%'*/:=?\^{[]\x7f), so that readers
+// decode it back to the original name.
+func PartitionValue(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\^{[]", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	if b.Len() == 0 {
+		return "__HIVE_DEFAULT_PARTITION__"
+	}
+	return b.String()
+}
+
+// Options configures an export.
+type Options struct {
+	Compression  string // none, snappy, gzip, zstd (default) or lz4
+	RowGroupRows int64  // rows per row group; 0 = DefaultRowGroupRows
+	Force        bool   // replace existing files
+}
+
+// Written describes one complete output file.
+type Written struct {
+	Table string
+	Path  string
+	Rows  int64
+	Bytes int64
+}
+
+// Export writes the four tables of one analysis. packets.parquet is written
+// as frames arrive (Packet); the other three come from the report at the end
+// (Finish). Every file is written under a temporary name and renamed only
+// when all four are complete, so readers never see a partial file. An
+// Export is used from one goroutine.
+type Export struct {
+	paths Paths
+	opts  Options
+	files []string
+
+	pkt   *atomicFile
+	pw    *packetWriter
+	temps []*atomicFile
+}
+
+// Create checks that no output file exists (unless opts.Force) and opens
+// packets.parquet for writing. files are the capture names, indexed by
+// decode.Packet.File, as they appear in the file column.
+func Create(paths Paths, files []string, opts Options) (*Export, error) {
+	if _, err := Codec(opts.Compression); err != nil {
+		return nil, err
+	}
+	if err := CheckFree(paths, opts.Force); err != nil {
+		return nil, err
+	}
+	e := &Export{paths: paths, opts: opts, files: files}
+	af, err := createAtomic(paths.Packets, opts.Force)
+	if err != nil {
+		return nil, err
+	}
+	e.temps = append(e.temps, af)
+	w, err := newPacketWriter(af, writerOptions(TablePackets, opts))
+	if err != nil {
+		af.abort()
+		return nil, err
+	}
+	e.pkt, e.pw = af, w
+	return e, nil
+}
+
+func writerOptions(table string, opts Options) WriterOptions {
+	return WriterOptions{
+		Compression:  opts.Compression,
+		RowGroupRows: opts.RowGroupRows,
+		Metadata: map[string]string{
+			"rocetrace.table":          table,
+			"rocetrace.schema_version": SchemaVersion,
+		},
+	}
+}
+
+// openTable creates the temporary file and writer of one table.
+func openTable[T any](path, table string, opts Options) (*atomicFile, *Writer[T], error) {
+	af, err := createAtomic(path, opts.Force)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := NewWriter[T](af, writerOptions(table, opts))
+	if err != nil {
+		af.abort()
+		return nil, nil, err
+	}
+	return af, w, nil
+}
+
+// Packet adds one frame to packets.parquet if it is a RoCE, CNP, PFC or
+// PAUSE frame (see Wanted); f is its flow (nil for none), whose id fills the
+// flow column. It does not keep p.
+func (e *Export) Packet(p *decode.Packet, f *flows.Flow) error {
+	if !Wanted(p) {
+		return nil
+	}
+	var file, flow string
+	if p.File >= 0 && p.File < len(e.files) {
+		file = e.files[p.File]
+	}
+	if f != nil {
+		flow = f.ID()
+	}
+	return e.pw.add(p, file, flow)
+}
+
+// PacketRows returns the number of packet rows so far.
+func (e *Export) PacketRows() int64 { return e.pw.Rows() }
+
+// Finish writes flows.parquet, events.parquet and pfc.parquet from r,
+// completes packets.parquet and renames all four into place. It returns the
+// files that are complete in place: all four, or on error those renamed
+// before it (the others are removed).
+func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
+	defer e.Abort()
+	if capture, err := json.Marshal(r.Capture); err == nil {
+		e.pw.pw.SetKeyValueMetadata(MetadataCapture, string(capture))
+	}
+	if err := e.pw.Close(); err != nil {
+		return nil, err
+	}
+	if err := e.pkt.finish(); err != nil {
+		return nil, err
+	}
+	out := []Written{{TablePackets, e.paths.Packets, e.pw.Rows(), e.pkt.size}}
+
+	flowRows := make([]FlowRow, len(r.Flows))
+	for i := range r.Flows {
+		flowRows[i] = FlowRowOf(&r.Flows[i])
+	}
+	eventRows := make([]EventRow, len(r.Events))
+	for i := range r.Events {
+		eventRows[i] = EventRowOf(&r.Events[i])
+	}
+	pfcRows := make([]PFCRow, len(r.PFC))
+	for i := range r.PFC {
+		pfcRows[i] = PFCRowOf(&r.PFC[i])
+	}
+	if err := writeSmall(e, &out, TableFlows, e.paths.Flows, flowRows); err != nil {
+		return nil, err
+	}
+	if err := writeSmall(e, &out, TableEvents, e.paths.Events, eventRows); err != nil {
+		return nil, err
+	}
+	if err := writeSmall(e, &out, TablePFC, e.paths.PFC, pfcRows); err != nil {
+		return nil, err
+	}
+	for i, af := range e.temps {
+		if err := af.commit(); err != nil {
+			return out[:i], err
+		}
+	}
+	return out, nil
+}
+
+// writeSmall writes a whole table to its temporary file and appends it to
+// out.
+func writeSmall[T any](e *Export, out *[]Written, table, path string, rows []T) error {
+	af, w, err := openTable[T](path, table, e.opts)
+	if err != nil {
+		return err
+	}
+	e.temps = append(e.temps, af)
+	if err := w.Write(rows...); err != nil {
+		return err
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	if err := af.finish(); err != nil {
+		return err
+	}
+	*out = append(*out, Written{table, path, w.Rows(), af.size})
+	return nil
+}
+
+// Abort removes every temporary file not yet renamed into place. It is safe
+// to call more than once and after Finish.
+func (e *Export) Abort() {
+	for _, af := range e.temps {
+		af.abort()
+	}
+}
+
+// IsExist reports whether err is about an output file that already exists.
+func IsExist(err error) bool { return errors.Is(err, ErrExist) }
+
+// CheckFree returns an error (matched by IsExist) when one of the paths
+// exists and force is not set.
+func CheckFree(paths Paths, force bool) error {
+	for _, p := range paths.List() {
+		if err := checkFree(p, force); err != nil {
+			return err
+		}
+	}
+	return nil
+}

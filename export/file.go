@@ -1,0 +1,121 @@
+package export
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ErrExist is matched (errors.Is) by the error for an output file that
+// already exists when overwriting is not allowed.
+var ErrExist = errors.New("already exists (use --force to overwrite)")
+
+// atomicFile is a file written under a temporary name in the directory of
+// its final path (".NAME.tmp-*", hidden from readers and from globs such as
+// *.parquet) and renamed to the final path by Commit. Abort removes it.
+type atomicFile struct {
+	path  string
+	f     *os.File
+	bw    *bufio.Writer
+	force bool
+	done  bool
+	size  int64
+}
+
+// checkFree returns an error wrapping ErrExist when path exists and force
+// is not set.
+func checkFree(path string, force bool) error {
+	if force {
+		return nil
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s %w", path, ErrExist)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// createAtomic creates the temporary file for path, making its directory.
+func createAtomic(path string, force bool) (*atomicFile, error) {
+	if err := checkFree(path, force); err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, err
+	}
+	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), force: force}, nil
+}
+
+func (a *atomicFile) Write(b []byte) (int, error) {
+	n, err := a.bw.Write(b)
+	a.size += int64(n)
+	return n, err
+}
+
+// finish flushes, syncs and closes the temporary file.
+func (a *atomicFile) finish() error {
+	err := a.bw.Flush()
+	if err == nil {
+		err = a.f.Sync()
+	}
+	if cerr := a.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// commit moves the finished temporary file to its final path. Without
+// force an existing file is never replaced: the temporary file is linked
+// to the final name, which fails if that exists.
+func (a *atomicFile) commit() error {
+	tmp := a.f.Name()
+	if a.force {
+		if err := os.Rename(tmp, a.path); err != nil {
+			return err
+		}
+		a.done = true
+		return nil
+	}
+	err := os.Link(tmp, a.path)
+	switch {
+	case err == nil:
+		a.done = true
+		_ = os.Remove(tmp)
+		return nil
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("%s %w", a.path, ErrExist)
+	}
+	// No hard links here: check, then rename.
+	if err := checkFree(a.path, false); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, a.path); err != nil {
+		return err
+	}
+	a.done = true
+	return nil
+}
+
+// abort removes the temporary file unless it was committed.
+func (a *atomicFile) abort() {
+	if a.done {
+		return
+	}
+	_ = a.f.Close()
+	_ = os.Remove(a.f.Name())
+	a.done = true
+}

@@ -37,6 +37,7 @@ const (
 	CodeICRCBad               = "icrc_bad"
 	CodeICRCUnchecked         = "icrc_unchecked_snaplen"
 	CodeMalformed             = "malformed_frames"
+	CodeCaptureDrops          = "capture_drops" // warning: a live capture dropped frames in the kernel
 )
 
 // flowEvents gathers per-flow facts from the events.
@@ -365,6 +366,11 @@ func findings(t *flows.Table, r *Report, opts Options) []Finding {
 	}
 	if c.Malformed > 0 {
 		l.add(SeverityWarning, CodeMalformed, nil, "%d frames are malformed (their lengths contradict themselves)", c.Malformed)
+	}
+	if c.KernelDrops > 0 {
+		l.add(SeverityWarning, CodeCaptureDrops, nil,
+			"the capture itself lost %s in the kernel (receive ring full): PSN gaps and missing frames may be capture loss, not fabric loss",
+			plural(c.KernelDrops, "frame"))
 	}
 
 	flowIdx := func(f Finding) int {

@@ -35,6 +35,10 @@ type CaptureSummary struct {
 	ICRCUnchecked int64    `json:"icrc_unchecked"`
 	FirstTsNs     int64    `json:"first_ts_ns"`
 	LastTsNs      int64    `json:"last_ts_ns"`
+	// KernelDrops is the number of frames a live capture lost in the
+	// kernel (PACKET_STATISTICS drops) before rocetrace could read them;
+	// always 0 for files. The caller sets it: Counter never does.
+	KernelDrops int64 `json:"kernel_drops"`
 }
 
 // FlowReport is one flow of the report.

@@ -1,0 +1,401 @@
+package capture
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// WriterOptions configures a Writer.
+type WriterOptions struct {
+	// Path is the file to write. A name ending in ".pcap" gets pcap with
+	// nanosecond timestamps (magic 0xA1B23C4D); any other name gets pcapng
+	// with one interface whose if_tsresol is 9 (nanoseconds).
+	Path string
+	// RotateSize, when > 0, makes the Writer start a new file before one
+	// would grow past this many bytes (a file always holds at least one
+	// record). The files are then named Path's stem + "-NNNNNN" + Path's
+	// extension, numbered from 000001: capture.pcapng becomes
+	// capture-000001.pcapng, capture-000002.pcapng, ...
+	RotateSize int64
+	// RotateCount, when > 0, keeps only the newest RotateCount files: a
+	// ring. It needs RotateSize.
+	RotateCount int
+	// Snaplen is written in the file header (0: DefaultSnaplen).
+	Snaplen int
+	// LinkType of every record (0: Ethernet).
+	LinkType decode.LinkType
+	// Interface is the pcapng if_name option ("" leaves it out).
+	Interface string
+	// FlushInterval is the longest time a written record stays in the
+	// Writer's buffer (0: 100 ms; negative: every record is written through
+	// at once).
+	FlushInterval time.Duration
+	// Stats, when set, is called when a pcapng file is finished; its
+	// cumulative received and dropped counts go into an Interface
+	// Statistics Block (isb_ifrecv, isb_ifdrop).
+	Stats func() (received, dropped uint64)
+}
+
+// Writer writes records to a pcap or pcapng file, rotating files if asked.
+// It buffers whole records and writes only whole records, so the file on
+// disk is a valid capture at every moment, at most FlushInterval behind.
+// A Writer is safe for concurrent use.
+type Writer struct {
+	opts  WriterOptions
+	ng    bool
+	stem  string
+	ext   string
+	seq   int
+	files []string // files on disk, oldest first
+
+	mu      sync.Mutex
+	f       *os.File
+	buf     []byte
+	size    int64 // bytes in the current file, buffered ones included
+	inFile  int   // records in the current file
+	frames  uint64
+	err     error
+	closed  bool
+	stop    chan struct{}
+	stopped chan struct{}
+
+	removing sync.WaitGroup // old ring files being removed
+}
+
+// flushThreshold is the buffer size that triggers a write.
+const flushThreshold = 256 << 10
+
+// ErrWriterClosed is returned by WriteRecord after Close.
+var ErrWriterClosed = errors.New("capture writer is closed")
+
+// NewWriter creates the (first) file and writes its header.
+func NewWriter(opts WriterOptions) (*Writer, error) {
+	if opts.Path == "" {
+		return nil, errors.New("capture writer: no file name")
+	}
+	if opts.RotateCount < 0 || opts.RotateSize < 0 {
+		return nil, errors.New("capture writer: negative rotation limits")
+	}
+	if opts.RotateCount > 0 && opts.RotateSize == 0 {
+		return nil, errors.New("capture writer: a rotate count needs a rotate size")
+	}
+	if opts.Snaplen <= 0 {
+		opts.Snaplen = DefaultSnaplen
+	}
+	if opts.LinkType == 0 {
+		opts.LinkType = decode.LinkTypeEthernet
+	}
+	if opts.FlushInterval == 0 {
+		opts.FlushInterval = 100 * time.Millisecond
+	}
+	w := &Writer{opts: opts}
+	w.ext = filepath.Ext(opts.Path)
+	w.stem = strings.TrimSuffix(opts.Path, w.ext)
+	w.ng = !strings.EqualFold(w.ext, ".pcap")
+	w.buf = make([]byte, 0, flushThreshold+64<<10)
+	if err := w.open(); err != nil {
+		return nil, err
+	}
+	if opts.FlushInterval > 0 {
+		w.stop = make(chan struct{})
+		w.stopped = make(chan struct{})
+		go w.flusher(opts.FlushInterval)
+	}
+	return w, nil
+}
+
+// Files returns the files the Writer has written that are still on disk,
+// oldest first.
+func (w *Writer) Files() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.files...)
+}
+
+// Frames returns the number of records written.
+func (w *Writer) Frames() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.frames
+}
+
+func (w *Writer) flusher(every time.Duration) {
+	defer close(w.stopped)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.mu.Lock()
+			if !w.closed && w.err == nil {
+				w.err = w.flushLocked()
+			}
+			w.mu.Unlock()
+		}
+	}
+}
+
+// name returns the name of file number seq.
+func (w *Writer) name(seq int) string {
+	if w.opts.RotateSize == 0 {
+		return w.opts.Path
+	}
+	return fmt.Sprintf("%s-%06d%s", w.stem, seq, w.ext)
+}
+
+// open creates the next file and writes its header through.
+func (w *Writer) open() error {
+	w.seq++
+	name := w.name(w.seq)
+	f, err := os.Create(name)
+	if err != nil {
+		return err
+	}
+	w.f = f
+	w.files = append(w.files, name)
+	w.inFile = 0
+	w.buf = w.buf[:0]
+	if w.ng {
+		w.buf = appendSHB(w.buf)
+		w.buf = appendIDB(w.buf, w.opts.LinkType, w.opts.Snaplen, w.opts.Interface)
+	} else {
+		w.buf = appendPcapHeader(w.buf, w.opts.LinkType, w.opts.Snaplen)
+	}
+	w.size = int64(len(w.buf))
+	if err := w.flushLocked(); err != nil {
+		return err
+	}
+	if n := w.opts.RotateCount; n > 0 {
+		for len(w.files) > n {
+			// Removing a big file can take a while (its pages leave the page
+			// cache): off the capture's path. Close waits for it.
+			old := w.files[0]
+			w.files = w.files[1:]
+			w.removing.Add(1)
+			go func() {
+				defer w.removing.Done()
+				if err := os.Remove(old); err != nil && !errors.Is(err, os.ErrNotExist) {
+					w.mu.Lock()
+					if w.err == nil {
+						w.err = err
+					}
+					w.mu.Unlock()
+				}
+			}()
+		}
+	}
+	return nil
+}
+
+// finish ends the current file: statistics block, flush, close.
+func (w *Writer) finish() error {
+	if w.ng && w.opts.Stats != nil {
+		recv, drop := w.opts.Stats()
+		w.buf = appendISB(w.buf, time.Now().UnixNano(), recv, drop)
+	}
+	err := w.flushLocked()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.f = nil
+	return err
+}
+
+func (w *Writer) flushLocked() error {
+	if len(w.buf) == 0 || w.f == nil {
+		return nil
+	}
+	_, err := w.f.Write(w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
+// recordSize is the number of bytes rec takes in the file.
+func (w *Writer) recordSize(rec *decode.Record) int64 {
+	n := len(rec.Data)
+	if w.ng {
+		return int64(32 + (n+3)&^3)
+	}
+	return int64(16 + n)
+}
+
+// WriteRecord appends one record (its Data, TsNs and Len). The bytes are
+// copied: rec may be reused as soon as it returns.
+func (w *Writer) WriteRecord(rec *decode.Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrWriterClosed
+	}
+	if w.err != nil {
+		return w.err
+	}
+	sz := w.recordSize(rec)
+	if w.opts.RotateSize > 0 && w.inFile > 0 && w.size+sz > w.opts.RotateSize {
+		if w.err = w.finish(); w.err != nil {
+			return w.err
+		}
+		if w.err = w.open(); w.err != nil {
+			return w.err
+		}
+	}
+	if w.ng {
+		w.buf = appendEPB(w.buf, rec)
+	} else {
+		w.buf = appendPcapRecord(w.buf, rec)
+	}
+	w.size += sz
+	w.inFile++
+	w.frames++
+	if len(w.buf) >= flushThreshold || w.opts.FlushInterval < 0 {
+		w.err = w.flushLocked()
+	}
+	return w.err
+}
+
+// Flush writes the buffered records to the file.
+func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return ErrWriterClosed
+	}
+	if w.err == nil {
+		w.err = w.flushLocked()
+	}
+	return w.err
+}
+
+// Close writes what is buffered (and, for pcapng with Stats, a statistics
+// block) and closes the file. It returns the first error the Writer met.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	if w.f != nil {
+		err := w.finish()
+		if w.err == nil {
+			w.err = err
+		}
+	}
+	w.mu.Unlock()
+	if w.stop != nil {
+		close(w.stop)
+		<-w.stopped
+	}
+	w.removing.Wait()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+var le = binary.LittleEndian
+
+func appendPcapHeader(b []byte, lt decode.LinkType, snaplen int) []byte {
+	b = le.AppendUint32(b, 0xA1B23C4D) // nanosecond timestamps
+	b = le.AppendUint16(b, 2)
+	b = le.AppendUint16(b, 4)
+	b = le.AppendUint32(b, 0) // thiszone
+	b = le.AppendUint32(b, 0) // sigfigs
+	b = le.AppendUint32(b, uint32(snaplen))
+	return le.AppendUint32(b, uint32(lt))
+}
+
+func appendPcapRecord(b []byte, rec *decode.Record) []byte {
+	ts := rec.TsNs
+	b = le.AppendUint32(b, uint32(ts/1_000_000_000))
+	b = le.AppendUint32(b, uint32(ts%1_000_000_000))
+	b = le.AppendUint32(b, uint32(len(rec.Data)))
+	b = le.AppendUint32(b, uint32(max(rec.Len, len(rec.Data))))
+	return append(b, rec.Data...)
+}
+
+// pcapng option helpers.
+func appendOpt(b []byte, code uint16, val []byte) []byte {
+	b = le.AppendUint16(b, code)
+	b = le.AppendUint16(b, uint16(len(val)))
+	b = append(b, val...)
+	return appendPad(b, len(val))
+}
+
+// appendPad appends the zero bytes that bring n up to a multiple of 4.
+func appendPad(b []byte, n int) []byte {
+	var zero [3]byte
+	return append(b, zero[:(4-n%4)%4]...)
+}
+
+// block appends a pcapng block of type t around body (already padded).
+func appendBlock(b []byte, t uint32, body []byte) []byte {
+	total := uint32(12 + len(body))
+	b = le.AppendUint32(b, t)
+	b = le.AppendUint32(b, total)
+	b = append(b, body...)
+	return le.AppendUint32(b, total)
+}
+
+func appendSHB(b []byte) []byte {
+	var body []byte
+	body = le.AppendUint32(body, 0x1A2B3C4D)
+	body = le.AppendUint16(body, 1)
+	body = le.AppendUint16(body, 0)
+	body = le.AppendUint64(body, ^uint64(0)) // section length unknown
+	body = appendOpt(body, 4, []byte("rocetrace"))
+	body = le.AppendUint32(body, 0) // opt_endofopt
+	return appendBlock(b, 0x0A0D0D0A, body)
+}
+
+func appendIDB(b []byte, lt decode.LinkType, snaplen int, iface string) []byte {
+	var body []byte
+	body = le.AppendUint16(body, uint16(lt))
+	body = le.AppendUint16(body, 0)
+	body = le.AppendUint32(body, uint32(snaplen))
+	if iface != "" {
+		body = appendOpt(body, 2, []byte(iface)) // if_name
+	}
+	body = appendOpt(body, 9, []byte{9}) // if_tsresol: nanoseconds
+	body = le.AppendUint32(body, 0)      // opt_endofopt
+	return appendBlock(b, 1, body)
+}
+
+// appendEPB appends an Enhanced Packet Block for interface 0.
+func appendEPB(b []byte, rec *decode.Record) []byte {
+	n := len(rec.Data)
+	total := uint32(32 + (n+3)&^3)
+	ts := uint64(rec.TsNs)
+	b = le.AppendUint32(b, 6)
+	b = le.AppendUint32(b, total)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, uint32(ts>>32))
+	b = le.AppendUint32(b, uint32(ts))
+	b = le.AppendUint32(b, uint32(n))
+	b = le.AppendUint32(b, uint32(max(rec.Len, n)))
+	b = append(b, rec.Data...)
+	b = appendPad(b, n)
+	return le.AppendUint32(b, total)
+}
+
+// appendISB appends an Interface Statistics Block for interface 0.
+func appendISB(b []byte, tsNs int64, recv, drop uint64) []byte {
+	var body []byte
+	ts := uint64(tsNs)
+	body = le.AppendUint32(body, 0)
+	body = le.AppendUint32(body, uint32(ts>>32))
+	body = le.AppendUint32(body, uint32(ts))
+	body = appendOpt(body, 4, le.AppendUint64(nil, recv)) // isb_ifrecv
+	body = appendOpt(body, 5, le.AppendUint64(nil, drop)) // isb_ifdrop
+	body = le.AppendUint32(body, 0)
+	return appendBlock(b, 5, body)
+}

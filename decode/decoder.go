@@ -27,6 +27,20 @@ const (
 	macControlPause     = 0x0001
 )
 
+// opcodeExt and opcodeExtLen hold Opcode.ExtHeaders and its ExtLen for
+// every opcode, so that the hot path does a table lookup.
+var (
+	opcodeExt    [256]Ext
+	opcodeExtLen [256]uint8
+)
+
+func init() {
+	for i := range opcodeExt {
+		e := Opcode(i).ExtHeaders()
+		opcodeExt[i], opcodeExtLen[i] = e, uint8(e.ExtLen())
+	}
+}
+
 // Config configures a Decoder.
 type Config struct {
 	// RoCEPort is the UDP destination port that selects RoCEv2 (0 means
@@ -40,7 +54,12 @@ type Config struct {
 // not safe for concurrent use; it keeps no state between frames.
 type Decoder struct {
 	port    uint16
-	scratch [60]byte // masked header copies for the ICRC
+	scratch icrcScratch // masked header copies for the ICRC
+
+	// ICRC checks left to the caller (DecodeRecordDeferICRC).
+	deferMin int    // defer for IP packets of at least this many bytes; 0: never
+	pendIP   []byte // the deferred packet, or nil
+	pendOff  int    // its UDP header's offset
 }
 
 // NewDecoder returns a Decoder for cfg.
@@ -59,6 +78,40 @@ func (d *Decoder) DecodeRecord(rec *Record, p *Packet) {
 	p.Frame = rec.Frame
 	p.Offset = rec.Offset
 	p.TsNs = rec.TsNs
+}
+
+// DecodeRecordDeferICRC is DecodeRecord, except that the ICRC check of a
+// whole RoCE frame whose IP packet is at least minLen bytes long (minLen >=
+// 1) is left to the caller, who may do it later, on another goroutine: it
+// returns that IP packet (up to the end of the ICRC field; it aliases
+// rec.Data, so copy it to keep it) and the offset of the UDP header in it,
+// and p.ICRC and p.ICRCStatus stay unset until FinishICRC(p, ip, udpOff)
+// sets them as DecodeRecord would have. It returns nil when there is no
+// check to do (none is possible, or it was done).
+//
+// A pipeline uses it to move the CRC over big frames, the costliest part of
+// decoding, off the goroutine that reads and decodes.
+func (d *Decoder) DecodeRecordDeferICRC(rec *Record, p *Packet, minLen int) (ip []byte, udpOff int) {
+	d.deferMin = max(minLen, 1)
+	d.DecodeRecord(rec, p)
+	d.deferMin = 0
+	ip, udpOff = d.pendIP, d.pendOff
+	d.pendIP = nil
+	return ip, udpOff
+}
+
+// FinishICRC completes the ICRC check DecodeRecordDeferICRC left to the
+// caller: ip and udpOff are what it returned (ip possibly a copy). Any
+// Decoder may do it; it uses only its scratch space.
+func (d *Decoder) FinishICRC(p *Packet, ip []byte, udpOff int) {
+	if crc, ok := computeICRC(ip, udpOff, &d.scratch); ok {
+		p.ICRC = StoredICRC(ip)
+		if crc == p.ICRC {
+			p.ICRCStatus = ICRCOK
+		} else {
+			p.ICRCStatus = ICRCBad
+		}
+	}
 }
 
 // Decode decodes one frame of the given link type into p, replacing all of
@@ -307,25 +360,27 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 	}
 	bth := u[8 : 8+BTHLen]
 	p.HasBTH = true
-	p.BTH = BTHFields{
-		Opcode: Opcode(bth[0]),
-		SE:     bth[1]&0x80 != 0,
-		MigReq: bth[1]&0x40 != 0,
-		Pad:    bth[1] >> 4 & 3,
-		TVer:   bth[1] & 0x0F,
-		PKey:   binary.BigEndian.Uint16(bth[2:4]),
-		FECN:   bth[4]&0x80 != 0,
-		BECN:   bth[4]&0x40 != 0,
-		DestQP: uint32(bth[5])<<16 | uint32(bth[6])<<8 | uint32(bth[7]),
-		AckReq: bth[8]&0x80 != 0,
-		PSN:    uint32(bth[9])<<16 | uint32(bth[10])<<8 | uint32(bth[11]),
-	}
+	// Field by field, not as a struct literal: the compiler builds a literal
+	// in a temporary with narrow stores and copies it with 16-byte loads,
+	// which the CPU cannot forward from those stores (a stall of tens of
+	// cycles). p is zeroed, so this sets all of p.BTH.
+	b := &p.BTH
+	b.Opcode = Opcode(bth[0])
+	b.SE = bth[1]&0x80 != 0
+	b.MigReq = bth[1]&0x40 != 0
+	b.Pad = bth[1] >> 4 & 3
+	b.TVer = bth[1] & 0x0F
+	b.PKey = binary.BigEndian.Uint16(bth[2:4])
+	b.FECN = bth[4]&0x80 != 0
+	b.BECN = bth[4]&0x40 != 0
+	b.DestQP = uint32(bth[5])<<16 | uint32(bth[6])<<8 | uint32(bth[7])
+	b.AckReq = bth[8]&0x80 != 0
+	b.PSN = uint32(bth[9])<<16 | uint32(bth[10])<<8 | uint32(bth[11])
 	p.Kind = KindRoCE
 	if p.BTH.Opcode == OpcodeCNP {
 		p.Kind = KindCNP
 	}
-	want := p.BTH.Opcode.ExtHeaders()
-	extLen := want.ExtLen()
+	want, extLen := Ext(opcodeExt[p.BTH.Opcode]), int(opcodeExtLen[p.BTH.Opcode])
 	payload := ulen - 8 - BTHLen - extLen - int(p.BTH.Pad) - ICRCLen
 	if payload < 0 {
 		malformed(p, "UDP length too short for the opcode's headers")
@@ -338,14 +393,11 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 		p.cm(rest)
 	}
 	if len(u) >= ulen && payload >= 0 {
-		if crc, ok := computeICRC(ip[:off+ulen], off, &d.scratch); ok {
-			p.ICRC = StoredICRC(ip[:off+ulen])
-			if crc == p.ICRC {
-				p.ICRCStatus = ICRCOK
-			} else {
-				p.ICRCStatus = ICRCBad
-			}
+		if d.deferMin > 0 && off+ulen >= d.deferMin {
+			d.pendIP, d.pendOff = ip[:off+ulen], off
+			return
 		}
+		d.FinishICRC(p, ip[:off+ulen], off)
 	}
 }
 
@@ -366,7 +418,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) []byte {
 		if len(b) < DETHLen {
 			return nil
 		}
-		p.DETH = DETHFields{QKey: be.Uint32(b), SrcQP: be.Uint32(b[4:]) & 0xFFFFFF}
+		p.DETH.QKey, p.DETH.SrcQP = be.Uint32(b), be.Uint32(b[4:])&0xFFFFFF // p is zeroed (see udp)
 		p.Ext |= ExtDETH
 		b = b[DETHLen:]
 	}
@@ -374,7 +426,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) []byte {
 		if len(b) < RETHLen {
 			return nil
 		}
-		p.RETH = RETHFields{VA: be.Uint64(b), RKey: be.Uint32(b[8:]), DMALen: be.Uint32(b[12:])}
+		p.RETH.VA, p.RETH.RKey, p.RETH.DMALen = be.Uint64(b), be.Uint32(b[8:]), be.Uint32(b[12:])
 		p.Ext |= ExtRETH
 		b = b[RETHLen:]
 	}
@@ -382,7 +434,7 @@ func (p *Packet) extHeaders(b []byte, want Ext) []byte {
 		if len(b) < AETHLen {
 			return nil
 		}
-		p.AETH = AETHFields{Syndrome: Syndrome(b[0]), MSN: be.Uint32(b) & 0xFFFFFF}
+		p.AETH.Syndrome, p.AETH.MSN = Syndrome(b[0]), be.Uint32(b)&0xFFFFFF
 		p.Ext |= ExtAETH
 		b = b[AETHLen:]
 	}
@@ -390,7 +442,8 @@ func (p *Packet) extHeaders(b []byte, want Ext) []byte {
 		if len(b) < AtomicETHLen {
 			return nil
 		}
-		p.AtomicETH = AtomicETHFields{VA: be.Uint64(b), RKey: be.Uint32(b[8:]), SwapAdd: be.Uint64(b[12:]), Compare: be.Uint64(b[20:])}
+		a := &p.AtomicETH
+		a.VA, a.RKey, a.SwapAdd, a.Compare = be.Uint64(b), be.Uint32(b[8:]), be.Uint64(b[12:]), be.Uint64(b[20:])
 		p.Ext |= ExtAtomicETH
 		b = b[AtomicETHLen:]
 	}

@@ -19,49 +19,103 @@ var icrcSeed = crc32.Update(0, crc32.IEEETable, []byte{0xFF, 0xFF, 0xFF, 0xFF, 0
 //
 // The result is compared with the 4 trailing bytes read little-endian.
 func ComputeICRC(ip []byte, udpOff int) (uint32, bool) {
-	var hdr [60]byte
-	return computeICRC(ip, udpOff, &hdr)
+	var s icrcScratch
+	return computeICRC(ip, udpOff, &s)
 }
+
+// icrcScratchLen is the size of the buffer computeICRC assembles the masked
+// headers in: enough for IPv4 with options or IPv6 without extension
+// headers, a few payload bytes and the zero padding.
+const icrcScratchLen = 192
+
+type icrcScratch [icrcScratchLen]byte
 
 // computeICRC is ComputeICRC with a caller-provided scratch buffer for the
 // masked header copies, so that the decoder's hot path does not allocate
 // (a stack buffer would escape through crc32.Update).
-func computeICRC(ip []byte, udpOff int, hdr *[60]byte) (uint32, bool) {
+//
+// Speed: hash/crc32 uses carry-less multiplication (PCLMULQDQ) only for the
+// multiple-of-16 part of an update of 64 bytes or more, and byte-wise tables
+// for the rest. So the masked headers and the first few payload bytes are
+// assembled into one block whose length, and that of the payload left after
+// it, are multiples of 16; the block is padded in front with zeros. Leading
+// zeros are free here: the 8 bytes of 0xFF that stand for the LRH start from
+// the inverted initial state, so after the first 4 of them the CRC register
+// is 0, and a register of 0 stays 0 over zero bytes. Hence
+// ICRC = Update(0, FF×8 ‖ D) = Update(0xFFFFFFFF, 0…0 ‖ FF×4 ‖ D).
+func computeICRC(ip []byte, udpOff int, s *icrcScratch) (uint32, bool) {
 	if len(ip) < 1 || udpOff < 0 || len(ip) < udpOff+8+BTHLen+ICRCLen {
 		return 0, false
 	}
-	crc := icrcSeed
-	switch ip[0] >> 4 {
+	v := ip[0] >> 4
+	switch v {
 	case 4:
 		if udpOff < 20 || udpOff > 60 {
 			return 0, false
 		}
-		n := copy(hdr[:udpOff], ip[:udpOff])
-		hdr[1] = 0xFF                 // TOS
-		hdr[8] = 0xFF                 // TTL
-		hdr[10], hdr[11] = 0xFF, 0xFF // header checksum
-		crc = crc32.Update(crc, crc32.IEEETable, hdr[:n])
 	case 6:
 		if udpOff < 40 {
 			return 0, false
 		}
-		copy(hdr[:40], ip[:40])
-		hdr[0] |= 0x0F // traffic class (low nibble of byte 0, high nibble of byte 1)
-		hdr[1] = 0xFF  // traffic class low nibble + flow label high nibble
-		hdr[2], hdr[3] = 0xFF, 0xFF
-		hdr[7] = 0xFF // hop limit
-		crc = crc32.Update(crc, crc32.IEEETable, hdr[:40])
-		// IPv6 extension headers, if any, are invariant.
-		crc = crc32.Update(crc, crc32.IEEETable, ip[40:udpOff])
 	default:
 		return 0, false
 	}
-	copy(hdr[:8+BTHLen], ip[udpOff:udpOff+8+BTHLen])
-	hdr[6], hdr[7] = 0xFF, 0xFF // UDP checksum
-	hdr[8+4] = 0xFF             // BTH FECN/BECN/reserved byte
-	crc = crc32.Update(crc, crc32.IEEETable, hdr[:8+BTHLen])
-	crc = crc32.Update(crc, crc32.IEEETable, ip[udpOff+8+BTHLen:len(ip)-ICRCLen])
+	hdrEnd := udpOff + 8 + BTHLen // IP header (+ options or extension headers), UDP, BTH
+	rest := ip[hdrEnd : len(ip)-ICRCLen]
+	k := len(rest) & 15 // payload bytes moved into the block
+	if len(rest)-k < 64 {
+		k = len(rest) // short: all of it
+	}
+	body := 4 + hdrEnd + k
+	n := max(64, (body+15)&^15)
+	if n > len(s) {
+		return computeICRCSplit(ip, udpOff, s), true // long IPv6 extension headers
+	}
+	clear(s[:n-body])
+	b := s[n-body : n]
+	b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF
+	h := b[4 : 4+hdrEnd]
+	copy(h, ip[:hdrEnd])
+	if v == 4 {
+		h[1] = 0xFF               // TOS
+		h[8] = 0xFF               // TTL
+		h[10], h[11] = 0xFF, 0xFF // header checksum
+	} else {
+		h[0] |= 0x0F // traffic class (low nibble of byte 0, high nibble of byte 1)
+		h[1] = 0xFF  // traffic class low nibble + flow label high nibble
+		h[2], h[3] = 0xFF, 0xFF
+		h[7] = 0xFF // hop limit
+		// IPv6 extension headers, if any, are invariant.
+	}
+	h[udpOff+6], h[udpOff+7] = 0xFF, 0xFF // UDP checksum
+	h[udpOff+8+4] = 0xFF                  // BTH FECN/BECN/reserved byte
+	copy(b[4+hdrEnd:], rest[:k])
+	crc := crc32.Update(0xFFFFFFFF, crc32.IEEETable, s[:n])
+	if k < len(rest) {
+		crc = crc32.Update(crc, crc32.IEEETable, rest[k:])
+	}
 	return crc, true
+}
+
+// computeICRCSplit computes the ICRC piece by piece (masked IP header,
+// extension headers in place, masked UDP/BTH, payload in place), for
+// headers too long for the scratch block. ip and udpOff are valid (see
+// computeICRC) and ip holds IPv6.
+func computeICRCSplit(ip []byte, udpOff int, s *icrcScratch) uint32 {
+	hdr := s[:40]
+	copy(hdr, ip[:40])
+	hdr[0] |= 0x0F
+	hdr[1] = 0xFF
+	hdr[2], hdr[3] = 0xFF, 0xFF
+	hdr[7] = 0xFF
+	crc := crc32.Update(icrcSeed, crc32.IEEETable, hdr)
+	crc = crc32.Update(crc, crc32.IEEETable, ip[40:udpOff])
+	ub := s[:8+BTHLen]
+	copy(ub, ip[udpOff:udpOff+8+BTHLen])
+	ub[6], ub[7] = 0xFF, 0xFF
+	ub[8+4] = 0xFF
+	crc = crc32.Update(crc, crc32.IEEETable, ub)
+	return crc32.Update(crc, crc32.IEEETable, ip[udpOff+8+BTHLen:len(ip)-ICRCLen])
 }
 
 // StoredICRC returns the ICRC stored in the last 4 bytes of b (little-endian).

@@ -25,6 +25,7 @@ type Merger struct {
 	heap    []int    // indices of readers with a pending record, min-heap by (TsNs, index)
 	primed  int      // readers [0, primed) have been read once
 	last    int      // reader whose record was returned last (at heap[0]), or -1
+	done    bool     // single reader only: it has ended or failed
 }
 
 // NewMerger returns a Merger over readers (which it does not copy). The order
@@ -41,6 +42,9 @@ func NewMerger(readers []*Reader) *Merger {
 // Next reads the next record in merged order into rec. See Merger for the
 // errors it returns.
 func (m *Merger) Next(rec *Record) error {
+	if len(m.readers) == 1 {
+		return m.nextSingle(rec)
+	}
 	if i := m.last; i >= 0 {
 		// Advance the reader whose record was returned last; it is still at
 		// the top of the heap.
@@ -71,6 +75,22 @@ func (m *Merger) Next(rec *Record) error {
 	i := m.heap[0]
 	*rec = m.recs[i]
 	m.last = i
+	return nil
+}
+
+// nextSingle is Next for one reader, without the heap: the reader's
+// records in order, then its error once (unless io.EOF), then io.EOF. (On
+// an error rec may have been written to; callers do not use it then.)
+func (m *Merger) nextSingle(rec *Record) error {
+	if m.done {
+		return io.EOF
+	}
+	// Straight into rec: a copy of m.recs[0] would load the 80-byte record
+	// just stored field by field, a store-forwarding stall.
+	if err := m.readers[0].Next(rec); err != nil {
+		m.done = true
+		return err
+	}
 	return nil
 }
 

@@ -67,7 +67,7 @@ func (r *Reader) initPcap() error {
 // nextPcap reads the next pcap record.
 func (r *Reader) nextPcap(rec *Record) error {
 	off := r.offset()
-	if !r.fill(pcapRecordHeaderLen) {
+	if r.w-r.r < pcapRecordHeaderLen && !r.fill(pcapRecordHeaderLen) {
 		if r.avail() == 0 && r.rerr == nil {
 			return io.EOF
 		}
@@ -82,7 +82,7 @@ func (r *Reader) nextPcap(rec *Record) error {
 		return r.damage(off, "captured length %d exceeds the limit of %d bytes", capLen, r.pcapCapMax)
 	}
 	total := pcapRecordHeaderLen + int(capLen)
-	if !r.fill(total) {
+	if r.w-r.r < total && !r.fill(total) {
 		return r.shortError(off, "record", int64(total))
 	}
 	start := r.r + pcapRecordHeaderLen

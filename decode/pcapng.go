@@ -109,7 +109,7 @@ func (r *Reader) nextPcapng(rec *Record) error {
 // leaving it unread.
 func (r *Reader) ngBlock(rec *Record) (bool, error) {
 	off := r.offset()
-	if !r.fill(8) {
+	if r.w-r.r < 8 && !r.fill(8) {
 		if r.avail() == 0 && r.rerr == nil {
 			return false, io.EOF
 		}
@@ -141,7 +141,7 @@ func (r *Reader) ngBlock(rec *Record) (bool, error) {
 		return false, r.damage(off, "block total length %d exceeds the limit of %d bytes", total, MaxBlockLen)
 	}
 	n := int(total)
-	if !r.fill(n) {
+	if r.w-r.r < n && !r.fill(n) {
 		return false, r.shortError(off, "block", int64(n))
 	}
 	blk := r.buf[r.r : r.r+n : r.r+n]

@@ -48,7 +48,7 @@ func (t *Table) observeCM(p *decode.Packet) {
 // cmLink links the flows with keys a and b when both exist and neither
 // has a peer yet.
 func (t *Table) cmLink(a, b Key) {
-	fa, fb := t.flows[a], t.flows[b]
+	fa, fb := t.flows.get(&a), t.flows.get(&b)
 	if fa != nil && fb != nil && fa.peer == nil && fb.peer == nil {
 		link(fa, fb)
 	}

@@ -41,23 +41,29 @@ type Flow struct {
 	MaxPayload   int    // largest payload length of a non-CNP frame
 	MaxPayloadTs int64  // time of the frame that set MaxPayload
 
-	id        string
-	index     int
-	peer      *Flow
-	transport decode.Transport
-	pmtu      int // PMTU learnt from this flow's First/Middle packets
-
+	// The unexported fields are laid out for the cache: those most frames
+	// touch fill the rest of the line of MaxPayload and the next one, and
+	// the request state starts on the line after (at byte 320), with its
+	// scalars in one line and its rings behind. Flow structs are 2 KiB
+	// apart, so with thousands of flows each line touched is a cache miss.
+	peer       *Flow
+	pmtu       int // PMTU learnt from this flow's First/Middle packets
 	ports      [maxPorts]uint16
 	nPorts     int
+	ce         ceState
+	transport  decode.Transport
 	portsExtra bool // more than maxPorts distinct source ports
+	peerPMTU   bool // peer != nil and peer.pmtu != 0 (both never change after)
+	index      int
+	pairVotes  int
 
-	req  reqState
+	req reqState
+
 	resp respState
-	ce   ceState
 
+	id        string
 	pairTries int64
 	pairVote  *Flow
-	pairVotes int
 
 	// Finish-time scratch.
 	nakTs []int64
@@ -78,11 +84,11 @@ type reqState struct {
 	replayPackets int64
 	replayCursor  PSN
 
-	recent  [recentRing]recentReq
 	nRecent uint64
+	nReads  uint64 // READ requests recorded so far (sequence numbers 0..nReads-1)
 
+	recent [recentRing]recentReq
 	reads  [readRing]readReq
-	nReads uint64 // READ requests recorded so far (sequence numbers 0..nReads-1)
 }
 
 type recentReq struct {

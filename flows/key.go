@@ -21,18 +21,11 @@ type Key struct {
 // KeyOf returns the flow key of a decoded frame, and false when the frame
 // belongs to no flow (no whole BTH, or not RoCE/CNP).
 func KeyOf(p *decode.Packet) (Key, bool) {
-	if !p.HasBTH || !p.IsRoCE() {
+	dst, src, ud, hasSrc, ok := keyParts(p) // the rule is there, shared with the lookups
+	if !ok {
 		return Key{}, false
 	}
-	k := Key{Src: p.SrcIP, Dst: p.DstIP, DstQPN: p.BTH.DestQP & psnMask}
-	if p.BTH.Opcode.Transport() == decode.TransportUD {
-		k.UD = true
-		if p.Ext&decode.ExtDETH != 0 {
-			k.SrcQPN = p.DETH.SrcQP & psnMask
-			k.HasSrcQPN = true
-		}
-	}
-	return k, true
+	return Key{Src: p.SrcIP, Dst: p.DstIP, DstQPN: dst, SrcQPN: src, UD: ud, HasSrcQPN: hasSrc}, true
 }
 
 // String returns the flow id used in reports: "SRC>DST:qp0xNNNNNN", with

@@ -21,7 +21,7 @@ const DefaultLinkSpeedBps int64 = 100_000_000_000
 type Table struct {
 	cfg   Config
 	bps   int64
-	flows map[Key]*Flow
+	flows flowIndex // every flow by key
 	order []*Flow
 	hosts map[hostPair]*hostGroup
 
@@ -46,7 +46,7 @@ func NewTable(cfg Config) *Table {
 	t := &Table{
 		cfg:   cfg,
 		bps:   cfg.LinkSpeedBps,
-		flows: make(map[Key]*Flow),
+		flows: newFlowIndex(0),
 		hosts: make(map[hostPair]*hostGroup),
 		pfc:   make(map[PFCKey]*PFCStat),
 		pmtu:  cfg.PMTU,
@@ -84,15 +84,15 @@ func (t *Table) PMTUFor(f *Flow) int {
 func (t *Table) Flows() []*Flow { return t.order }
 
 // Flow returns the flow with key k, or nil.
-func (t *Table) Flow(k Key) *Flow { return t.flows[k] }
+func (t *Table) Flow(k Key) *Flow { return t.flows.get(&k) }
 
 // FlowOf returns the flow a decoded frame belongs to, or nil.
 func (t *Table) FlowOf(p *decode.Packet) *Flow {
-	k, ok := KeyOf(p)
+	dst, src, ud, hasSrc, ok := keyParts(p)
 	if !ok {
 		return nil
 	}
-	return t.flows[k]
+	return t.flows.getPacket(p, dst, src, ud, hasSrc)
 }
 
 // Events returns the events. After Finish they are sorted by time, then flow
@@ -118,14 +118,20 @@ func (t *Table) Observe(p *decode.Packet) {
 	default:
 		return
 	}
-	k, ok := KeyOf(p)
+	dst, src, ud, hasSrc, ok := keyParts(p)
 	if !ok {
 		return
 	}
-	f := t.flows[k]
+	f := t.flows.getPacket(p, dst, src, ud, hasSrc)
 	if f == nil {
+		k, _ := KeyOf(p)
 		f = t.newFlow(k)
 	}
+	t.observeFlow(f, p)
+}
+
+// observeFlow is Observe for a RoCE or CNP frame of flow f.
+func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
 	f.account(p, isCNP)
@@ -149,7 +155,7 @@ func (t *Table) Observe(p *decode.Packet) {
 
 func (t *Table) newFlow(k Key) *Flow {
 	f := &Flow{Key: k, id: k.String(), index: len(t.order)}
-	t.flows[k] = f
+	t.flows.add(f)
 	t.order = append(t.order, f)
 	hp := hostPair{k.Src, k.Dst}
 	g := t.hosts[hp]
@@ -189,8 +195,11 @@ func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
 	if f.pmtu == 0 {
 		f.pmtu = p.PayloadLen
 	}
-	if f.peer != nil && f.peer.pmtu == 0 {
-		f.peer.pmtu = p.PayloadLen
+	if !f.peerPMTU && f.peer != nil { // peerPMTU: skip loading the peer's state
+		if f.peer.pmtu == 0 {
+			f.peer.pmtu = p.PayloadLen
+		}
+		f.peerPMTU = true
 	}
 	if t.pmtu == 0 {
 		t.pmtu = p.PayloadLen

@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
 // BenchmarkPipelineFile runs the whole `report --json` path (analyse and
@@ -14,7 +19,7 @@ import (
 // by bench/gen.sh; it is skipped when the variable is unset. Use it for
 // profiles of real-size captures:
 //
-//	ROCETRACE_BENCH_FILE=/tmp/b10m-128.pcap go test -run '^$' \
+//	ROCETRACE_BENCH_FILE=/tmp/rocetrace-bench/bulk-10m-128.pcap go test -run '^$' \
 //	    -bench PipelineFile -benchtime 1x -cpuprofile cpu.out ./cmd/rocetrace
 func BenchmarkPipelineFile(b *testing.B) {
 	path := os.Getenv("ROCETRACE_BENCH_FILE")
@@ -43,4 +48,119 @@ func BenchmarkPipelineFile(b *testing.B) {
 		frames = rep.Capture.Packets
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
+}
+
+// analyseSerial is analyse as one loop on one goroutine: the reference the
+// pipeline must match.
+func analyseSerial(ctx context.Context, in *inputs, c *common, opts analysis.Options) (analysis.Report, error) {
+	dec := decode.NewDecoder(decode.Config{RoCEPort: c.rocePort})
+	table := flows.NewTable(flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps})
+	var (
+		counter analysis.Counter
+		p       decode.Packet
+	)
+	err := in.each(ctx, func(rec *decode.Record) error {
+		dec.DecodeRecord(rec, &p)
+		counter.Observe(&p)
+		table.Observe(&p)
+		return nil
+	})
+	return analysis.Build(table, counter.Summary(in.names), opts), err
+}
+
+// corruptPcap flips one byte in every 5th record of a pcap file: in the
+// payload of big frames, in the ICRC of small ones, so that both have bad
+// ICRCs.
+func corruptPcap(b []byte) {
+	off := 24
+	for i := 0; off+16 <= len(b); i++ {
+		n := int(binary.LittleEndian.Uint32(b[off+8:]))
+		rec := b[off+16 : off+16+n]
+		if i%5 == 0 && n > 60 {
+			if n > 512 {
+				rec[256] ^= 0x5A
+			} else {
+				rec[n-5] ^= 0x01
+			}
+		}
+		off += 16 + n
+	}
+}
+
+// The two-goroutine pipeline gives the report and the input errors a single
+// loop gives: whole and cut frames, bad ICRCs, two files merged, and a
+// damaged end.
+func TestPipelineMatchesSerial(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i, snap := range []int{0, 128} {
+		var buf bytes.Buffer
+		if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: 30_000, QPs: 200, Snaplen: snap, Seed: uint64(3 + i)}); err != nil {
+			t.Fatal(err)
+		}
+		data := buf.Bytes()
+		corruptPcap(data)
+		if i == 1 {
+			data = data[:len(data)-7] // a record cut short: damage
+		}
+		p := filepath.Join(dir, filepath.Base(t.Name())+string(rune('a'+i))+".pcap")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	c := common{linkBps: 100e9, rocePort: 4791}
+	for _, files := range [][]string{paths[:1], paths[1:], paths} {
+		var out [2]bytes.Buffer
+		var errs [2][]error
+		for k, run := range []func(context.Context, *inputs, *common, analysis.Options) (analysis.Report, error){analyse, analyseSerial} {
+			in := openInputs(files)
+			rep, err := run(context.Background(), in, &c, analysis.Options{})
+			in.close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := analysis.WriteJSON(&out[k], rep, true); err != nil {
+				t.Fatal(err)
+			}
+			errs[k] = in.errs
+		}
+		if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
+			t.Errorf("%v: the pipeline's report differs from the serial loop's", files)
+		}
+		if len(errs[0]) != len(errs[1]) {
+			t.Errorf("%v: pipeline errors %v, serial %v", files, errs[0], errs[1])
+		}
+		for i := range min(len(errs[0]), len(errs[1])) {
+			if errs[0][i].Error() != errs[1][i].Error() {
+				t.Errorf("%v: pipeline error %v, serial %v", files, errs[0][i], errs[1][i])
+			}
+		}
+		if bytes.Contains(out[0].Bytes(), []byte(`"icrc_bad": 0,`)) {
+			t.Errorf("%v: no bad ICRC in the test capture", files)
+		}
+		if (files[len(files)-1] == paths[1]) != (len(errs[0]) == 1) {
+			t.Errorf("%v: errors %v, want the damage of %s", files, errs[0], paths[1])
+		}
+	}
+}
+
+// A cancelled context stops the pipeline with the context's error.
+func TestPipelineCancelled(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bulk.pcap")
+	var buf bytes.Buffer
+	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: 5000, QPs: 10, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in := openInputs([]string{path})
+	defer in.close()
+	c := common{linkBps: 100e9, rocePort: 4791}
+	if _, err := analyse(ctx, in, &c, analysis.Options{}); err != context.Canceled {
+		t.Fatalf("analyse with a cancelled context: %v, want context.Canceled", err)
+	}
 }

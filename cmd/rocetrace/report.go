@@ -57,20 +57,120 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 }
 
 // analyse runs capture -> decode -> flows -> analysis over the inputs.
+//
+// It is a two-stage pipeline over two cores (decodeBatches): a helper
+// goroutine reads and decodes the records, and this one checks the ICRCs
+// (while it keeps up), counts the packets and feeds the flow table, in
+// capture order. The result is the one a single loop over the records
+// gives: the same packets reach the counter and the table in the same
+// order.
 func analyse(ctx context.Context, in *inputs, c *common, opts analysis.Options) (analysis.Report, error) {
-	dec := decode.NewDecoder(decode.Config{RoCEPort: c.rocePort})
 	table := flows.NewTable(flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps})
-	var (
-		counter analysis.Counter
-		p       decode.Packet
-	)
-	err := in.each(ctx, func(rec *decode.Record) error {
-		dec.DecodeRecord(rec, &p)
-		counter.Observe(&p)
-		table.Observe(&p)
-		return nil
+	var counter analysis.Counter
+	err := decodeBatches(ctx, in, decode.Config{RoCEPort: c.rocePort}, func(ps []decode.Packet) {
+		for i := range ps {
+			counter.Observe(&ps[i])
+			table.Observe(&ps[i])
+		}
 	})
 	return analysis.Build(table, counter.Summary(in.names), opts), err
+}
+
+// Pipeline sizes. A batch holds pipelineBatch packets (352 bytes each) and
+// the copies of the frames whose ICRC the consumer checks, up to about
+// pipelineSlab bytes; pipelineRing batches are in flight. Measured on 10M
+// frames: rings of 1.4 MB of packets or more (256 x 16, 512 x 8, 1024 x 8)
+// run 25% faster than 540 KB (256 x 6) and 40% faster than 90 KB (64 x 4):
+// the stages' speeds vary from batch to batch, and a deep ring absorbs it.
+//
+// The CRC over a 1 KiB frame costs more than the rest of its decoding, so
+// to balance the two goroutines the ICRC checks of a batch are left to the
+// consumer (on copies of the frames) when the producer starts the batch
+// without having to wait for a free one: while the consumer keeps up.
+const (
+	pipelineBatch = 256
+	pipelineSlab  = 256 << 10
+	pipelineRing  = 16
+)
+
+// packetBatch is a reusable batch of decoded packets.
+type packetBatch struct {
+	p    [pipelineBatch]decode.Packet
+	n    int
+	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
+	slab []byte        // the IP packets they cover, copied
+}
+
+type pendingICRC struct {
+	i, start, end, udpOff int // packet index, its IP packet's range in slab, UDP offset
+}
+
+// recvBatch receives from ch.
+func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
+	b, ok := <-ch
+	return b, ok
+}
+
+// decodeBatches reads the inputs (in.each: in.errs collects their errors)
+// and decodes the records with a Decoder for cfg on a second goroutine, and
+// calls fn on this one with the decoded packets, batch by batch, in order,
+// once their ICRCs are checked. fn may use the packets only until it
+// returns. There is one channel operation per batch, not per packet, and
+// the batches are recycled: memory stays flat. It returns in.each's error
+// once every packet decoded has been passed to fn.
+func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([]decode.Packet)) error {
+	free := make(chan *packetBatch, pipelineRing)
+	full := make(chan *packetBatch, pipelineRing)
+	for range pipelineRing {
+		free <- new(packetBatch)
+	}
+	var err error
+	go func() {
+		defer close(full)
+		dec := decode.NewDecoder(cfg)
+		b := <-free
+		deferICRC := true
+		err = in.each(ctx, func(rec *decode.Record) error {
+			if !deferICRC {
+				dec.DecodeRecord(rec, &b.p[b.n])
+			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], 1); ip != nil {
+				start := len(b.slab)
+				b.slab = append(b.slab, ip...)
+				b.icrc = append(b.icrc, pendingICRC{i: b.n, start: start, end: len(b.slab), udpOff: udpOff})
+			}
+			if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
+				full <- b
+				// Balance: leave the ICRCs of the next batch to the consumer
+				// only if it is keeping up (a batch is free without
+				// waiting); otherwise check them here.
+				select {
+				case b = <-free:
+					deferICRC = true
+				default:
+					b, _ = recvBatch(free)
+					deferICRC = false
+				}
+			}
+			return nil
+		})
+		if b.n > 0 {
+			full <- b
+		}
+	}()
+	check := decode.NewDecoder(cfg)
+	for {
+		b, ok := recvBatch(full)
+		if !ok {
+			break
+		}
+		for _, q := range b.icrc {
+			check.FinishICRC(&b.p[q.i], b.slab[q.start:q.end], q.udpOff)
+		}
+		fn(b.p[:b.n])
+		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
+		free <- b
+	}
+	return err // written before full was closed
 }
 
 // colorWanted reports whether w is a terminal and colour is not disabled

@@ -1,0 +1,215 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// Table contents. Every table is backed by a tview.TableContent that
+// computes its cells on demand from an immutable row order (a slice of
+// indices chosen by a derive job) and the snapshot: a table never holds
+// cells, so a table of ten million rows costs what its visible rows cost.
+// GetCell is O(1): one slice access for the row, one for the data.
+
+// column describes one table column.
+type column struct {
+	title  string
+	right  bool // align right (numbers)
+	expand int  // share of spare width
+	max    int  // most cells shown, 0 = any
+}
+
+// markColor is the text colour of a highlighted row.
+func markColor(m mark) tcell.Color {
+	switch m {
+	case markProblem:
+		return tcell.ColorRed
+	case markCongestion:
+		return tcell.ColorYellow
+	case markPause:
+		return tcell.ColorAqua
+	case markNone:
+	}
+	return tview.Styles.PrimaryTextColor
+}
+
+// escape makes data safe to show where tview reads style tags.
+func escape(s string) string {
+	if strings.IndexByte(s, '[') < 0 {
+		return s
+	}
+	return tview.Escape(s)
+}
+
+// tableContent is a read-only TableContent: a header row, then n rows whose
+// cells come from cell(row, col).
+type tableContent struct {
+	tview.TableContentReadOnly
+	cols    []column
+	n       int
+	cell    func(row, col int) (string, mark)
+	sortCol int  // column with a sort arrow, -1 none
+	desc    bool // the arrow points down
+	onClick func(col int)
+}
+
+var _ tview.TableContent = (*tableContent)(nil)
+
+func (c *tableContent) GetRowCount() int    { return c.n + 1 }
+func (c *tableContent) GetColumnCount() int { return len(c.cols) }
+
+func (c *tableContent) GetCell(row, col int) *tview.TableCell {
+	if col < 0 || col >= len(c.cols) || row < 0 || row > c.n {
+		return nil
+	}
+	k := c.cols[col]
+	if row == 0 {
+		title := k.title
+		if col == c.sortCol {
+			if c.desc {
+				title += "▼"
+			} else {
+				title += "▲"
+			}
+		}
+		cell := tview.NewTableCell(title).SetSelectable(false).SetAttributes(tcell.AttrBold).
+			SetTextColor(tview.Styles.TertiaryTextColor).SetExpansion(k.expand)
+		if k.right {
+			cell.SetAlign(tview.AlignRight)
+		}
+		if c.onClick != nil {
+			cell.SetClickedFunc(func() bool { c.onClick(col); return true })
+		}
+		return cell
+	}
+	text, m := c.cell(row-1, col)
+	cell := tview.NewTableCell(escape(text)).SetTextColor(markColor(m)).SetExpansion(k.expand)
+	if k.max > 0 {
+		cell.SetMaxWidth(k.max)
+	}
+	if k.right {
+		cell.SetAlign(tview.AlignRight)
+	}
+	return cell
+}
+
+// rowSource gives packet rows; the Pager is one.
+type rowSource interface {
+	Row(s *Snapshot, pos int) *PacketRow
+}
+
+// packetColumns are the packet tables' columns.
+var packetColumns = []column{
+	{title: "No.", right: true},
+	{title: "Time", right: true},
+	{title: "Source", max: 40},
+	{title: "Destination", max: 40},
+	{title: "Protocol"},
+	{title: "Length", right: true},
+	{title: "Info", expand: 1},
+}
+
+// packetRows is the row order of a packet table: every frame of the
+// snapshot (frames == nil) or the given Index positions.
+type packetRows struct {
+	snap   *Snapshot
+	frames []uint32
+}
+
+func (p packetRows) len() int {
+	if p.frames == nil {
+		if p.snap == nil {
+			return 0
+		}
+		return p.snap.Index.Len()
+	}
+	return len(p.frames)
+}
+
+// pos returns the Index position of row i.
+func (p packetRows) pos(i int) int {
+	if p.frames == nil {
+		return i
+	}
+	return int(p.frames[i])
+}
+
+// find returns the row of Index position pos, or -1.
+func (p packetRows) find(pos int) int {
+	if p.frames == nil {
+		if pos < p.snap.Index.Len() {
+			return pos
+		}
+		return -1
+	}
+	lo, hi := 0, len(p.frames)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if int(p.frames[m]) < pos {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(p.frames) && int(p.frames[lo]) == pos {
+		return lo
+	}
+	return -1
+}
+
+// newPacketContent returns the content of a packet table over rows, with
+// cells from src (rows not read yet show their frame number and "…").
+func newPacketContent(rows packetRows, src rowSource) *tableContent {
+	s := rows.snap
+	start := s.Timeline.OriginNs
+	if s.Report != nil && s.Report.Capture.Packets > 0 {
+		start = s.Report.Capture.FirstTsNs
+	}
+	multi := len(s.Files) > 1
+	return &tableContent{
+		cols: packetColumns, n: rows.len(), sortCol: -1,
+		cell: func(row, col int) (string, mark) {
+			pos := rows.pos(row)
+			r := src.Row(s, pos)
+			if r == nil {
+				if col == 0 {
+					return strconv.Itoa(pos + 1), markNone
+				}
+				if col == 6 {
+					return "…", markNone
+				}
+				return "", markNone
+			}
+			switch col {
+			case 0:
+				if multi {
+					return strconv.Itoa(r.File+1) + ":" + strconv.FormatUint(r.Frame, 10), r.Mark
+				}
+				return strconv.FormatUint(r.Frame, 10), r.Mark
+			case 1:
+				if r.Err != "" {
+					return "", r.Mark
+				}
+				return fmtSeconds(r.TsNs - start), r.Mark
+			case 2:
+				return r.Src, r.Mark
+			case 3:
+				return r.Dst, r.Mark
+			case 4:
+				return r.Proto, r.Mark
+			case 5:
+				if r.Err != "" {
+					return "", r.Mark
+				}
+				return strconv.Itoa(r.Len), r.Mark
+			}
+			if r.Err != "" {
+				return r.Err, r.Mark
+			}
+			return r.Info, r.Mark
+		},
+	}
+}

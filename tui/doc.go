@@ -1,0 +1,58 @@
+// Package tui is rocetrace's interactive terminal UI (`rocetrace tui
+// FILE...`), built with tview and tcell.
+//
+// # Views and keys
+//
+// 1 Overview: capture summary, findings, the flows with the most problems
+// and timelines (throughput, problem events, CE marks, CNPs, paused time)
+// drawn as bar charts. 2 Flows: every flow, sortable by any column (s / S,
+// r, or a click on a title), filterable (/ words, ip:ADDR, qp:N, problems;
+// p for problem flows only), problem rows in red, congestion in yellow;
+// Enter opens the flow. Flow: counters, peer (p opens it), its rate and its
+// peer's over time, its events (Enter opens the frame that shows one) and
+// its packets. 3 Events: every event, filterable by kind (t cycles) and
+// flow (/ kind:K flow:ID); Enter opens the frame, f the flow. 4 Packets:
+// every frame in a virtualized table, its header tree and hex dump (Tab
+// between the three); / filters by flow or goes to a frame number. 5 PFC:
+// per source MAC and priority, the pause episodes of the selected one
+// (Enter opens the frame that started one) and paused time over time.
+// Everywhere: arrows or h j k l, g G, PgUp PgDn, Tab / Shift-Tab, Enter,
+// Esc (back), / (filter), ? (help listing every key), q or Ctrl-C (quit);
+// the mouse selects, opens (double click), scrolls and switches tabs.
+//
+// # Architecture
+//
+// The UI computes nothing about the capture. A Model (model.go) runs the
+// same decode -> flows -> analysis loop as `rocetrace report` in a
+// background goroutine and publishes immutable Snapshots: progress, the
+// latest analysis.Report, a packet index, per-flow frame lists and
+// timeline counters. While loading, a report of the frames read so far is
+// built every few hundred milliseconds from a copy of the flow table
+// (flows.Table.Clone), on another goroutine, so the overview, flows and
+// events fill in as the file is read; the interval adapts so that builds
+// take at most a ninth of the time. When loading ends, the final report is
+// built from the table itself and is exactly what `rocetrace report`
+// prints.
+//
+// Views only display: derive.go turns a report into row orders (filter,
+// sort) in job goroutines, and tables are tview.TableContent adapters
+// (content.go) whose GetCell is O(1). A Pager (pager.go) reads frames again
+// from the files when they are shown (decode.ReadRecordAt), in a background
+// goroutine with a small cache, so the packet tables never hold packets.
+//
+// Threading (app.go): only the supervisor goroutine calls QueueUpdateDraw,
+// on a 100 ms ticker or when woken by new data, and only when something
+// changed; its update (tick) swaps in the latest snapshot and applies the
+// finished jobs. Key and mouse handlers never queue updates or draw, and
+// quitting cancels a context: the supervisor then waits for the loader and
+// the pager and stops the application.
+//
+// # Memory per frame
+//
+// 8 bytes in the packet index (file and record offset), 4 bytes in its
+// flow's frame list (RoCE and CNP frames) or in the PFC list, plus for
+// several input files 8 bytes per file every 256 frames. That is about 12
+// bytes a frame, 120 MB for ten million frames; flows, events and the
+// report cost what they cost `rocetrace report`, and each flow 512 bytes of
+// rate timeline (for the first 65,536 flows).
+package tui

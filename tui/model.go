@@ -1,0 +1,476 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
+)
+
+// Config configures a Model.
+type Config struct {
+	Paths    []string // capture files, merged in timestamp order
+	Decode   decode.Config
+	Flows    flows.Config
+	Analysis analysis.Options
+	// PublishEvery is the least time between two snapshots while loading
+	// (default 200 ms).
+	PublishEvery time.Duration
+
+	// Tests: publish every publishFrames frames, building the report on
+	// the loader goroutine (deterministic snapshots).
+	publishFrames int
+}
+
+// Progress tells how far loading is.
+type Progress struct {
+	Frames     int64 // frames read
+	Bytes      int64 // bytes of input read (up to the last record read)
+	TotalBytes int64 // size of the inputs, 0 when unknown
+	Done       bool  // every input has ended (or failed), the final report is built
+	Canceled   bool  // loading stopped early (the UI quit)
+	Started    time.Time
+	Elapsed    time.Duration // time spent loading so far (in all when Done)
+}
+
+// Fraction returns how much of the input is read, 0..1.
+func (p Progress) Fraction() float64 {
+	if p.Done {
+		return 1
+	}
+	if p.TotalBytes <= 0 {
+		return 0
+	}
+	return min(1, float64(p.Bytes)/float64(p.TotalBytes))
+}
+
+// Snapshot is what the loader publishes: an immutable view of the capture
+// read so far. Everything in it may be read from any goroutine; nothing in
+// it changes after publication.
+type Snapshot struct {
+	Seq      uint64
+	Files    []string
+	Progress Progress
+	// Report is the analysis of the first ReportFrames frames (nil before
+	// the first one is built). While loading, it is built from a copy of the
+	// flow table (flows.Table.Clone), so that the real table goes on; once
+	// Done it is the final report, the same `rocetrace report` prints.
+	Report       *analysis.Report
+	ReportFrames int64
+	FlowIndex    map[string]int // Report flow id -> index in Report.Flows
+	Index        IndexView      // every frame read
+	FlowFrames   [][]uint32     // per flow (first-seen order, as Report.Flows), its frames (Index positions)
+	PFCFrames    []uint32       // PFC and PAUSE frames (Index positions)
+	Timeline     Timeline
+	FlowRates    []*FlowRate // per flow; nil for flows past maxFlowRates
+	Errors       []error     // input errors so far: files that could not be opened, damage
+	LinkBps      int64       // link speed used for PFC quanta
+	layouts      [][]layoutPoint
+}
+
+// FlowFramesOf returns the frames of flow i (nil when unknown).
+func (s *Snapshot) FlowFramesOf(i int) []uint32 {
+	if i < 0 || i >= len(s.FlowFrames) {
+		return nil
+	}
+	return s.FlowFrames[i]
+}
+
+// FlowRate returns flow i's rate timeline, or nil.
+func (s *Snapshot) FlowRate(i int) *FlowRate {
+	if i < 0 || i >= len(s.FlowRates) {
+		return nil
+	}
+	return s.FlowRates[i]
+}
+
+// Model reads the captures in a background goroutine (Start) and publishes
+// Snapshots. It computes nothing itself: frames go through decode, flows
+// and analysis exactly as in `rocetrace report`; the model only keeps the
+// packet index, the frame lists and the timeline counters a viewer needs.
+type Model struct {
+	cfg      Config
+	readers  []*decode.Reader // opened inputs
+	byFile   []*decode.Reader // by file index (nil: could not be opened)
+	files    []*os.File       // second handle per file, for random access
+	openErrs []error
+	total    int64
+
+	ready func() // tests: called once the UI has drawn its first screen
+
+	cur    atomic.Pointer[Snapshot]
+	notify atomic.Pointer[func()]
+	done   chan struct{}
+	start  sync.Once
+}
+
+// Open opens every capture. A file that cannot be opened is reported in
+// the snapshots' Errors and left out; Open fails only when none can be
+// opened (or when there are more files than the index can name).
+func Open(cfg Config) (*Model, error) {
+	if len(cfg.Paths) > maxFiles {
+		return nil, errTooManyFiles
+	}
+	if cfg.PublishEvery <= 0 {
+		cfg.PublishEvery = 200 * time.Millisecond
+	}
+	m := &Model{
+		cfg:    cfg,
+		byFile: make([]*decode.Reader, len(cfg.Paths)),
+		files:  make([]*os.File, len(cfg.Paths)),
+		done:   make(chan struct{}),
+	}
+	for i, path := range cfg.Paths {
+		r, err := decode.OpenFile(path, i)
+		if err != nil {
+			m.openErrs = append(m.openErrs, err)
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			r.Close()
+			m.openErrs = append(m.openErrs, err)
+			continue
+		}
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			m.total += st.Size()
+		}
+		m.readers = append(m.readers, r)
+		m.byFile[i] = r
+		m.files[i] = f
+	}
+	if len(m.readers) == 0 {
+		return nil, errors.Join(m.openErrs...)
+	}
+	bps := cfg.Flows.LinkSpeedBps
+	if bps <= 0 {
+		bps = flows.DefaultLinkSpeedBps
+	}
+	m.cur.Store(&Snapshot{
+		Files:    cfg.Paths,
+		Progress: Progress{TotalBytes: m.total},
+		Errors:   m.openErrs,
+		LinkBps:  bps,
+	})
+	return m, nil
+}
+
+// SetNotify sets a function the model calls (from its goroutines) after
+// each new snapshot. It must not block.
+func (m *Model) SetNotify(f func()) { m.notify.Store(&f) }
+
+func (m *Model) notifyUI() {
+	if f := m.notify.Load(); f != nil {
+		(*f)()
+	}
+}
+
+// Snapshot returns the latest snapshot.
+func (m *Model) Snapshot() *Snapshot { return m.cur.Load() }
+
+// Start starts loading in a background goroutine; it stops early when ctx
+// is cancelled. Start does nothing the second time.
+func (m *Model) Start(ctx context.Context) {
+	m.start.Do(func() { go m.load(ctx) })
+}
+
+// Done is closed when loading has ended and the last snapshot is
+// published.
+func (m *Model) Done() <-chan struct{} { return m.done }
+
+// Close closes the files. Call it after Done.
+func (m *Model) Close() error {
+	var errs []error
+	for _, r := range m.readers {
+		if err := r.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, f := range m.files {
+		if f != nil {
+			if err := f.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// readersAt returns the random-access handles by file index.
+func (m *Model) readersAt() []io.ReaderAt {
+	out := make([]io.ReaderAt, len(m.files))
+	for i, f := range m.files {
+		if f != nil {
+			out[i] = f
+		}
+	}
+	return out
+}
+
+// built is a report built in the background.
+type built struct {
+	report    *analysis.Report
+	flowIndex map[string]int
+	frames    int64
+}
+
+// loader is the state of one loading run (the loader goroutine's alone).
+type loader struct {
+	m          *Model
+	table      *flows.Table
+	counter    analysis.Counter
+	index      *packetIndex
+	layouts    [][]layoutPoint
+	cur        []*decode.Layout
+	flowFrames [][]uint32
+	pfcFrames  []uint32
+	tl         timelines
+	nEvents    int
+	read       []int64 // per file: bytes up to the end of the last record
+	errs       []error
+	started    time.Time
+	prev       *Snapshot
+
+	// Background report builds.
+	latest     atomic.Pointer[built]
+	building   atomic.Bool
+	buildWG    sync.WaitGroup
+	buildEvery atomic.Int64 // ns between build starts, adapted to their cost
+	lastBuild  time.Time
+}
+
+func (m *Model) load(ctx context.Context) {
+	defer close(m.done)
+	n := len(m.cfg.Paths)
+	l := &loader{
+		m:       m,
+		table:   flows.NewTable(m.cfg.Flows),
+		index:   newPacketIndex(n),
+		layouts: make([][]layoutPoint, n),
+		cur:     make([]*decode.Layout, n),
+		read:    make([]int64, n),
+		errs:    append([]error(nil), m.openErrs...),
+		started: time.Now(),
+		prev:    m.cur.Load(),
+	}
+	l.buildEvery.Store(int64(m.cfg.PublishEvery))
+	l.run(ctx)
+}
+
+func (l *loader) run(ctx context.Context) {
+	m := l.m
+	merger := decode.NewMerger(m.readers)
+	dec := decode.NewDecoder(m.cfg.Decode)
+	var (
+		rec      decode.Record
+		p        decode.Packet
+		canceled bool
+	)
+	l.publish(false, false)
+	lastPub := time.Now()
+	for i := 1; ; i++ {
+		if n := m.cfg.publishFrames; n > 0 && i%n == 0 {
+			l.publish(false, false)
+		}
+		if i&1023 == 0 {
+			if ctx.Err() != nil {
+				canceled = true
+				break
+			}
+			if time.Since(lastPub) >= m.cfg.PublishEvery {
+				l.publish(false, false)
+				lastPub = time.Now()
+			}
+		}
+		err := merger.Next(&rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			l.errs = append(l.errs, err)
+			var de *decode.DamageError
+			if errors.As(err, &de) {
+				continue // the other files go on
+			}
+			break // a read error: stop, as `rocetrace report` does
+		}
+		if l.index.n >= 1<<32-1 {
+			l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
+			break
+		}
+		l.frame(&rec, dec, &p)
+	}
+	l.buildWG.Wait()
+	l.publish(true, canceled)
+}
+
+// frame handles one record.
+func (l *loader) frame(rec *decode.Record, dec *decode.Decoder, p *decode.Packet) {
+	f := rec.File
+	if lay := l.m.byFile[f].Layout(l.cur[f]); lay != l.cur[f] {
+		l.cur[f] = lay
+		l.layouts[f] = append(l.layouts[f], layoutPoint{Off: rec.Offset, Layout: lay})
+	}
+	pos := uint32(l.index.n)
+	l.index.add(rec)
+	l.read[f] = rec.Offset + int64(rec.CapLen) + 16
+	dec.DecodeRecord(rec, p)
+	l.counter.Observe(p)
+	l.table.Observe(p)
+
+	ts := p.TsNs
+	b := l.tl.bucket(ts)
+	v := &l.tl.tl.V
+	v[SeriesBytes][b] += int64(p.Len)
+	v[SeriesPackets][b]++
+	switch p.Kind {
+	case decode.KindRoCE, decode.KindCNP:
+		if p.ECN == 3 && p.IPVersion != 0 {
+			v[SeriesCE][b]++
+		}
+		if p.Kind == decode.KindCNP {
+			v[SeriesCNP][b]++
+		}
+		if fl := l.table.FlowOf(p); fl != nil {
+			i := fl.Index()
+			for len(l.flowFrames) <= i {
+				l.flowFrames = append(l.flowFrames, nil)
+			}
+			l.flowFrames[i] = append(l.flowFrames[i], pos)
+			l.tl.addFlowAt(i, b, int64(p.FrameLen))
+		}
+	case decode.KindPFC, decode.KindPause:
+		l.pfcFrames = append(l.pfcFrames, pos)
+	case decode.KindOther:
+	}
+	if evs := l.table.Events(); len(evs) > l.nEvents {
+		for i := l.nEvents; i < len(evs); i++ {
+			l.event(&evs[i])
+		}
+		l.nEvents = len(evs)
+	}
+}
+
+// event adds an event found by flows to the timelines.
+func (l *loader) event(e *flows.Event) {
+	switch e.Kind {
+	case flows.EventPause:
+		l.tl.addSpan(SeriesPaused, e.TsNs, e.EndNs)
+	case flows.EventPSNGap, flows.EventRetransmission, flows.EventNAK, flows.EventRNRNAK:
+		l.tl.add(SeriesProblems, e.TsNs, 1)
+	case flows.EventCNP:
+	}
+}
+
+func (l *loader) names() []string { return l.m.cfg.Paths }
+
+// publish stores a new snapshot. While loading it starts a background
+// report build when none is running and enough time has passed since the
+// last one (at least eight times what the last build took, so that builds
+// never take more than a ninth of the time); the final publish builds the
+// final report itself.
+func (l *loader) publish(final, canceled bool) {
+	m := l.m
+	s := &Snapshot{
+		Seq:        l.prev.Seq + 1,
+		Files:      l.names(),
+		Index:      l.index.view(),
+		PFCFrames:  l.pfcFrames[:len(l.pfcFrames):len(l.pfcFrames)],
+		Errors:     append([]error(nil), l.errs...),
+		LinkBps:    l.prev.LinkBps,
+		FlowFrames: make([][]uint32, len(l.flowFrames)),
+		layouts:    make([][]layoutPoint, len(l.layouts)),
+	}
+	for i, ff := range l.flowFrames {
+		s.FlowFrames[i] = ff[:len(ff):len(ff)]
+	}
+	for i, lp := range l.layouts {
+		s.layouts[i] = lp[:len(lp):len(lp)]
+	}
+	var bytesRead int64
+	for _, b := range l.read {
+		bytesRead += b
+	}
+	s.Progress = Progress{
+		Frames: int64(l.index.n), Bytes: bytesRead, TotalBytes: m.total,
+		Done: final, Canceled: canceled, Started: l.started, Elapsed: time.Since(l.started),
+	}
+	if final && canceled {
+		// The user quit: the latest report will do, no final build.
+		if b := l.latest.Load(); b != nil {
+			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
+		} else {
+			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
+		}
+	} else if final {
+		r := analysis.Build(l.table, l.counter.Summary(l.names()), m.cfg.Analysis)
+		// Finish closed the open pause and replay episodes and sorted the
+		// events: count the event series again from the final list.
+		clear(l.tl.tl.V[SeriesPaused][:])
+		clear(l.tl.tl.V[SeriesProblems][:])
+		evs := l.table.Events()
+		for i := range evs {
+			l.event(&evs[i])
+		}
+		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
+		s.Progress.Bytes = max(s.Progress.Bytes, m.total)
+	} else {
+		l.maybeBuild()
+		if b := l.latest.Load(); b != nil {
+			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
+		} else {
+			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
+		}
+	}
+	s.Timeline = l.tl.tl
+	s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
+	l.prev = s
+	m.cur.Store(s)
+	m.notifyUI()
+}
+
+// maybeBuild starts a background build of the report so far.
+func (l *loader) maybeBuild() {
+	if l.index.n == 0 || l.building.Load() {
+		return
+	}
+	if l.m.cfg.publishFrames > 0 {
+		r := analysis.Build(l.table.Clone(), l.counter.Summary(l.names()), l.m.cfg.Analysis)
+		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
+		return
+	}
+	if time.Since(l.lastBuild) < time.Duration(l.buildEvery.Load()) {
+		return
+	}
+	l.building.Store(true)
+	l.lastBuild = time.Now()
+	clone := l.table.Clone()
+	sum := l.counter.Summary(l.names())
+	frames := int64(l.index.n)
+	opts := l.m.cfg.Analysis
+	l.buildWG.Add(1)
+	go func() {
+		defer l.buildWG.Done()
+		start := time.Now()
+		r := analysis.Build(clone, sum, opts)
+		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: frames})
+		l.buildEvery.Store(max(int64(l.m.cfg.PublishEvery), 8*int64(time.Since(start))))
+		l.building.Store(false)
+	}()
+}
+
+func flowIndex(r *analysis.Report) map[string]int {
+	m := make(map[string]int, len(r.Flows))
+	for i := range r.Flows {
+		m[r.Flows[i].ID] = i
+	}
+	return m
+}

@@ -1,0 +1,300 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rocetrace/rocetrace/analysis"
+)
+
+// overviewView is the first screen: capture summary, findings, timelines
+// and the flows with the most problems.
+type overviewView struct {
+	u        *UI
+	root     *tview.Flex
+	summary  *tview.TextView
+	findings *tview.Table
+	chart    *chart
+	worst    *tview.Table
+
+	report    *analysis.Report // the report the tables show
+	worstRows []int32
+	counts    reportCounts // of report
+}
+
+// reportCounts are the summary's tallies of a report, made in a job.
+type reportCounts struct {
+	problemFlows int64
+	kinds        map[string]int64
+}
+
+func countReport(r *analysis.Report) reportCounts {
+	c := reportCounts{kinds: map[string]int64{}}
+	for i := range r.Flows {
+		if flowSeverity(&r.Flows[i]) != sevNone {
+			c.problemFlows++
+		}
+	}
+	for i := range r.Events {
+		c.kinds[r.Events[i].Kind]++
+	}
+	return c
+}
+
+func newOverviewView(u *UI) *overviewView {
+	v := &overviewView{u: u}
+	v.summary = newText("Capture", true)
+	v.findings = newTable("Findings", v.openFinding)
+	v.chart = newChart("Timeline")
+	v.worst = newTable("Flows with the most problems (Enter: open)", func(row int) {
+		if row < len(v.worstRows) {
+			u.openFlow(int(v.worstRows[row]))
+		}
+	})
+	top := tview.NewFlex().
+		AddItem(v.summary, 60, 0, false).
+		AddItem(v.findings, 0, 1, false)
+	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(top, 12, 0, false).
+		AddItem(v.chart, 0, 1, false).
+		AddItem(v.worst, 0, 1, true)
+	v.findings.SetContent(&tableContent{cols: findingColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
+	v.worst.SetContent(&tableContent{cols: worstColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
+	return v
+}
+
+func (v *overviewView) Name() string          { return "Overview" }
+func (v *overviewView) Root() tview.Primitive { return v.root }
+func (v *overviewView) Panes() []tview.Primitive {
+	return []tview.Primitive{v.worst, v.findings, v.summary}
+}
+func (v *overviewView) HandleKey(ev *tcell.EventKey) *tcell.EventKey { return ev }
+func (v *overviewView) Filter() (string, bool)                       { return "", false }
+func (v *overviewView) SetFilter(string, bool)                       {}
+func (v *overviewView) Keys() []keyHelp {
+	return []keyHelp{{"Enter", "open the selected flow (or the finding's flow)"}}
+}
+
+func (v *overviewView) Position() string {
+	if v.u.app.GetFocus() == v.findings {
+		return "finding " + strings.TrimPrefix(position(v.findings), "row ")
+	}
+	return position(v.worst)
+}
+
+var findingColumns = []column{{title: "Severity"}, {title: "Code"}, {title: "Message", expand: 1}}
+
+var worstColumns = []column{
+	{title: "Flow"}, {title: "Type"}, {title: "Packets", right: true}, {title: "Missing", right: true},
+	{title: "Retx", right: true}, {title: "NAK", right: true}, {title: "RNR", right: true},
+	{title: "CE", right: true}, {title: "CNP rx", right: true},
+}
+
+func (v *overviewView) openFinding(row int) {
+	r := v.report
+	if r == nil || row >= len(r.Findings) {
+		return
+	}
+	if f := r.Findings[row].Flow; f != nil {
+		v.u.openFlowID(*f)
+		return
+	}
+	v.u.msg = r.Findings[row].Message // capture-wide: no flow to open; show it whole
+}
+
+// Refresh shows the snapshot: the summary and chart every time (the
+// progress moves), the tables when the report is new.
+func (v *overviewView) Refresh(s *Snapshot) {
+	v.showSummary(s)
+	v.refreshChart(s)
+	r := s.Report
+	if r == nil || r == v.report {
+		return
+	}
+	v.report = r
+	v.u.jobs.start("overview", func() func() {
+		worst := worstFlows(r, 50)
+		counts := countReport(r)
+		return func() {
+			if r == v.report {
+				v.counts = counts
+				v.showTables(r, worst)
+				v.showSummary(v.u.snap)
+			}
+		}
+	})
+}
+
+// showSummary shows the summary of s when its report's counts are ready.
+func (v *overviewView) showSummary(s *Snapshot) {
+	if s.Report != nil && (s.Report != v.report || v.counts.kinds == nil) {
+		return // the job counting the new report will show it
+	}
+	v.summary.SetText(summaryText(s, v.counts))
+}
+
+func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
+	titled(v.findings.Box, "Findings ("+fmtCount(int64(len(r.Findings)))+")")
+	setContent(v.findings, &tableContent{
+		cols: findingColumns, n: len(r.Findings), sortCol: -1,
+		cell: func(row, col int) (string, mark) {
+			f := &r.Findings[row]
+			m := markNone
+			switch f.Severity {
+			case analysis.SeverityError:
+				m = markProblem
+			case analysis.SeverityWarning:
+				m = markCongestion
+			}
+			switch col {
+			case 0:
+				return f.Severity, m
+			case 1:
+				return f.Code, m
+			}
+			return f.Message, m
+		},
+	}, -1)
+	v.worstRows = worst
+	title := "Flows with the most problems (Enter: open)"
+	if len(worst) == 0 {
+		title = "No flow shows loss, replays, NAKs or congestion"
+	}
+	titled(v.worst.Box, title)
+	setContent(v.worst, &tableContent{
+		cols: worstColumns, n: len(worst), sortCol: -1,
+		cell: func(row, col int) (string, mark) {
+			f := &r.Flows[worst[row]]
+			m := markCongestion
+			if flowSeverity(f) == sevProblem {
+				m = markProblem
+			}
+			var n int64
+			switch col {
+			case 0:
+				return f.ID, m
+			case 1:
+				return f.Transport, m
+			case 2:
+				n = f.Packets
+			case 3:
+				n = f.MissingPSNs
+			case 4:
+				n = f.Retransmitted
+			case 5:
+				n = f.NAKs
+			case 6:
+				n = f.RNRNAKs
+			case 7:
+				n = f.ECNCE
+			case 8:
+				n = f.CNPsReceived
+			}
+			return fmtCount(n), m
+		},
+	}, -1)
+}
+
+// refreshChart points the chart at the snapshot's timeline.
+func (v *overviewView) refreshChart(s *Snapshot) {
+	tl := s.Timeline // a copy: the chart keeps it
+	c := v.chart
+	if tl.WidthNs == 0 {
+		c.series, c.empty = nil, "no frames yet"
+		return
+	}
+	c.empty = ""
+	c.axis = func(cols int) (string, string) { return timelineAxis(&tl, cols) }
+	series := func(sr Series, peak func([]float64, int64) string) func(int) ([]float64, string) {
+		return func(n int) ([]float64, string) {
+			vals, width := tl.Resample(sr, n)
+			return vals, peak(vals, width)
+		}
+	}
+	c.series = []chartSeries{
+		{label: "Throughput", color: tcell.ColorGreen, data: series(SeriesBytes, peakRate)},
+		{label: "Problems", color: tcell.ColorRed, data: series(SeriesProblems, peakCount)},
+		{label: "CE marks", color: tcell.ColorYellow, data: series(SeriesCE, peakCount)},
+		{label: "CNPs", color: tcell.ColorOrange, data: series(SeriesCNP, peakCount)},
+		{label: "Paused", color: tcell.ColorAqua, data: series(SeriesPaused, peakShare)},
+	}
+}
+
+// summaryText is the capture summary.
+func summaryText(s *Snapshot, counts reportCounts) string {
+	var b strings.Builder
+	line := func(k, format string, a ...any) {
+		fmt.Fprintf(&b, "[green]%-10s[-] %s\n", k, fmt.Sprintf(format, a...))
+	}
+	p := s.Progress
+	switch {
+	case p.Done && p.Canceled:
+		line("Status", "[yellow]stopped after %s[-]", plural(p.Frames, "frame"))
+	case p.Done:
+		line("Status", "loaded")
+	default:
+		line("Status", "%s", progressBar(p, 16))
+	}
+	r := s.Report
+	if r == nil {
+		line("Frames", "%s read", fmtCount(p.Frames))
+		b.WriteString("\n(analysing…)\n")
+		writeErrors(&b, s)
+		return b.String()
+	}
+	c := &r.Capture
+	frames := fmtCount(c.Packets)
+	if !p.Done {
+		frames += " analysed so far"
+	}
+	line("Frames", "%s", frames)
+	line("RoCE", "%s (%s CNPs)", fmtCount(c.RoCEPackets), fmtCount(c.CNPPackets))
+	line("PFC/PAUSE", "%s / %s", fmtCount(c.PFCFrames), fmtCount(c.PauseFrames))
+	if c.Packets > 0 {
+		start := time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC")
+		line("Span", "%s from %s", fmtDur(c.LastTsNs-c.FirstTsNs), start)
+	}
+	line("Flows", "%s, %s with problems", fmtCount(int64(len(r.Flows))), fmtCount(counts.problemFlows))
+	kinds := counts.kinds
+	var ks []string
+	for _, k := range eventKinds {
+		if kinds[k] > 0 {
+			ks = append(ks, fmt.Sprintf("%s %s", k, fmtCount(kinds[k])))
+		}
+	}
+	line("Events", "%s%s", fmtCount(int64(len(r.Events))), parenthesized(strings.Join(ks, ", ")))
+	if l := r.CNPLatency; l.Count > 0 {
+		line("CNP delay", "p50 %s, p99 %s, max %s", fmtDur(l.P50Ns), fmtDur(l.P99Ns), fmtDur(l.MaxNs))
+	}
+	var q []string
+	for _, x := range []struct {
+		n    int64
+		what string
+	}{{c.Truncated, "truncated"}, {c.Malformed, "malformed"}, {c.ICRCBad, "ICRC bad"}, {c.ICRCUnchecked, "ICRC unchecked"}} {
+		if x.n > 0 {
+			q = append(q, fmtCount(x.n)+" "+x.what)
+		}
+	}
+	if len(q) > 0 {
+		line("Frames", "%s", strings.Join(q, ", "))
+	}
+	writeErrors(&b, s)
+	return b.String()
+}
+
+func parenthesized(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+func writeErrors(b *strings.Builder, s *Snapshot) {
+	for _, err := range s.Errors {
+		b.WriteString("[red]" + escape(err.Error()) + "[-]\n")
+	}
+}

@@ -1,0 +1,179 @@
+package tui
+
+import (
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+)
+
+// packetsView is Wireshark's three panes: every frame in a virtualized
+// table (rows read from the file on demand), the selected frame's header
+// tree and its hex dump.
+type packetsView struct {
+	u     *UI
+	root  *tview.Flex
+	table *tview.Table
+	tree  *tview.TextView
+	hex   *tview.TextView
+
+	rows      packetRows
+	filter    string
+	requested *Snapshot // snapshot the filtered rows were asked for
+	detailPos int       // frame whose detail is shown or coming
+	want      int       // frame to select once the rows hold it, -1 none
+}
+
+func newPacketsView(u *UI) *packetsView {
+	v := &packetsView{u: u, detailPos: -1, want: -1}
+	v.table = newTable("Packets", func(row int) { u.focusPane(1) })
+	v.table.SetContent(&tableContent{cols: packetColumns, sortCol: -1})
+	v.table.SetSelectionChangedFunc(func(row, _ int) { v.showDetail() })
+	v.tree = newText("Headers", false)
+	v.hex = newText("Bytes", false)
+	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(v.table, 0, 3, true).
+		AddItem(v.tree, 0, 3, false).
+		AddItem(v.hex, 0, 2, false)
+	return v
+}
+
+func (v *packetsView) Name() string { return "Packets" }
+func (v *packetsView) Root() tview.Primitive {
+	return v.root
+}
+func (v *packetsView) Panes() []tview.Primitive {
+	return []tview.Primitive{v.table, v.tree, v.hex}
+}
+func (v *packetsView) Position() string       { return position(v.table) }
+func (v *packetsView) Filter() (string, bool) { return v.filter, true }
+
+func (v *packetsView) Keys() []keyHelp {
+	return []keyHelp{
+		{"Enter", "go to the header tree of the selected frame"},
+		{"f", "open the flow of the selected frame"},
+		{"/", "frames of the flows matching a flows filter (words, ip:, qp:, problems)"},
+		{"/ N Enter", "go to frame N"},
+	}
+}
+
+func (v *packetsView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
+	if ev.Key() == tcell.KeyRune && ev.Rune() == 'f' {
+		row := selectedRow(v.table)
+		if row < 0 {
+			return nil
+		}
+		r := v.u.pager.Row(v.u.snap, v.rows.pos(row))
+		switch {
+		case r == nil:
+			v.u.msg = "the frame is still being read"
+		case r.Flow == "":
+			v.u.msg = "this frame belongs to no flow"
+		default:
+			v.u.openFlowID(r.Flow)
+		}
+		return nil
+	}
+	return ev
+}
+
+// SetFilter applies a filter when it is entered (not while typed: a
+// filter over millions of frames is not worth running per key).
+func (v *packetsView) SetFilter(text string, final bool) {
+	if !final {
+		return
+	}
+	if n, ok := frameNumber(text); ok {
+		v.selectPos(int(n) - 1)
+		return
+	}
+	v.filter = text
+	v.requested = nil
+	v.Refresh(v.u.snap)
+}
+
+// selectPos selects frame pos, dropping a filter that hides it.
+func (v *packetsView) selectPos(pos int) {
+	if v.filter != "" && v.rows.snap != nil && v.rows.find(pos) < 0 {
+		v.filter = ""
+		v.requested = nil
+	}
+	v.want = pos
+	v.Refresh(v.u.snap)
+}
+
+// applyWant selects the wanted frame once the table holds it.
+func (v *packetsView) applyWant() {
+	if v.want < 0 || v.rows.snap == nil {
+		return
+	}
+	if row := v.rows.find(v.want); row >= 0 {
+		v.want = -1
+		v.table.Select(row+1, 0)
+	}
+}
+
+func (v *packetsView) Refresh(s *Snapshot) {
+	if v.filter == "" {
+		if v.rows.snap != s || v.rows.frames != nil {
+			v.rows = packetRows{snap: s}
+			setContent(v.table, newPacketContent(v.rows, v.u.pager), -1)
+			v.setTitle()
+		}
+		v.applyWant()
+		return
+	}
+	if v.requested != nil && v.requested.Report == s.Report && v.requested.Index.Len() == s.Index.Len() {
+		return
+	}
+	v.requested = s
+	filter := v.filter
+	v.u.jobs.start("packets", func() func() {
+		frames := packetFrames(s, filter)
+		return func() {
+			if filter != v.filter {
+				return
+			}
+			v.rows = packetRows{snap: s, frames: frames}
+			setContent(v.table, newPacketContent(v.rows, v.u.pager), -1)
+			v.setTitle()
+			v.applyWant()
+		}
+	})
+}
+
+func (v *packetsView) setTitle() {
+	t := "Packets (" + fmtCount(int64(v.rows.len()))
+	if v.filter != "" {
+		t += " of " + fmtCount(int64(v.rows.snap.Index.Len())) + ", frames of the flows matching " + v.filter
+	}
+	titled(v.table.Box, t+")")
+}
+
+// showDetail reads the selected frame's tree and bytes in a job.
+func (v *packetsView) showDetail() {
+	row := selectedRow(v.table)
+	if row < 0 || v.rows.snap == nil || row >= v.rows.len() {
+		return
+	}
+	pos := v.rows.pos(row)
+	if pos == v.detailPos {
+		return
+	}
+	v.detailPos = pos
+	s := v.rows.snap
+	v.u.jobs.start("packet-detail", func() func() {
+		d := v.u.pager.Detail(s, pos)
+		return func() {
+			if v.detailPos != pos {
+				return
+			}
+			if d.Err != nil {
+				v.tree.SetText(d.Err.Error())
+				v.hex.SetText("")
+				return
+			}
+			titled(v.tree.Box, "Headers of frame "+itoa(int(d.Frame)))
+			v.tree.SetText(d.Tree).ScrollToBeginning()
+			v.hex.SetText(d.Hex).ScrollToBeginning()
+		}
+	})
+}

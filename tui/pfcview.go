@@ -1,0 +1,187 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
+
+	"github.com/rocetrace/rocetrace/analysis"
+)
+
+// pfcView shows PFC and PAUSE per source MAC and priority, the pause
+// episodes of the selected one and a timeline of paused time.
+type pfcView struct {
+	u        *UI
+	root     *tview.Flex
+	keys     *tview.Table
+	chart    *chart
+	episodes *tview.Table
+
+	report    *analysis.Report
+	key       int // selected PFC entry, -1 none
+	epRows    []int32
+	epSpans   [][2]int64 // the episodes' [start, end)
+	epKey     int
+	requested struct {
+		report *analysis.Report
+		key    int
+	}
+}
+
+var pfcColumns = []column{
+	{title: "Source MAC"}, {title: "Priority", right: true}, {title: "Frames", right: true}, {title: "XON", right: true},
+	{title: "Episodes", right: true}, {title: "Paused", right: true}, {title: "Longest", right: true}, {title: "Paused share", right: true},
+}
+
+var episodeColumns = []column{{title: "Start", right: true}, {title: "Duration", right: true}, {title: "End", right: true}, {title: "Frames", right: true}}
+
+func newPFCView(u *UI) *pfcView {
+	v := &pfcView{u: u, key: -1, epKey: -1}
+	v.keys = newTable("PFC and PAUSE by source and priority", func(int) { u.focusPane(1) })
+	v.keys.SetSelectionChangedFunc(func(row, _ int) { v.selectKey(row - 1) })
+	v.chart = newChart("Paused time")
+	v.episodes = newTable("Pause episodes", func(row int) {
+		if row < len(v.epRows) {
+			u.openEvent(int(v.epRows[row]))
+		}
+	})
+	v.keys.SetContent(&tableContent{cols: pfcColumns, sortCol: -1})
+	v.episodes.SetContent(&tableContent{cols: episodeColumns, sortCol: -1})
+	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(v.keys, 0, 2, true).
+		AddItem(v.chart, 6, 0, false).
+		AddItem(v.episodes, 0, 3, false)
+	return v
+}
+
+func (v *pfcView) Name() string             { return "PFC" }
+func (v *pfcView) Root() tview.Primitive    { return v.root }
+func (v *pfcView) Panes() []tview.Primitive { return []tview.Primitive{v.keys, v.episodes} }
+func (v *pfcView) Filter() (string, bool)   { return "", false }
+func (v *pfcView) SetFilter(string, bool)   {}
+func (v *pfcView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
+	return ev
+}
+
+func (v *pfcView) Position() string {
+	if v.u.app.GetFocus() == v.episodes {
+		return "episode " + strings.TrimPrefix(position(v.episodes), "row ")
+	}
+	return position(v.keys)
+}
+
+func (v *pfcView) Keys() []keyHelp {
+	return []keyHelp{
+		{"Enter", "on a source and priority: go to its pause episodes"},
+		{"Enter", "on an episode: open the frame that started it"},
+	}
+}
+
+func (v *pfcView) Refresh(s *Snapshot) {
+	r := s.Report
+	if r != nil && r != v.report {
+		v.report = r
+		titled(v.keys.Box, "PFC and PAUSE by source and priority ("+fmtCount(int64(len(r.PFC)))+")")
+		span := r.Capture.LastTsNs - r.Capture.FirstTsNs
+		setContent(v.keys, &tableContent{
+			cols: pfcColumns, n: len(r.PFC), sortCol: -1,
+			cell: func(row, col int) (string, mark) {
+				p := &r.PFC[row]
+				m := markPause
+				switch col {
+				case 0:
+					return p.SrcMAC, m
+				case 1:
+					if p.Priority == nil {
+						return "all (802.3x)", m
+					}
+					return strconv.Itoa(*p.Priority), m
+				case 2:
+					return fmtCount(p.Frames), m
+				case 3:
+					return fmtCount(p.XONFrames), m
+				case 4:
+					return fmtCount(p.Episodes), m
+				case 5:
+					return fmtDur(p.PausedNs), m
+				case 6:
+					return fmtDur(p.LongestNs), m
+				}
+				return fmtPercent(p.PausedNs, span), m
+			},
+		}, -1)
+		v.selectKey(selectedRow(v.keys))
+	}
+	v.refreshChart(s)
+}
+
+// selectKey shows the episodes of PFC entry i.
+func (v *pfcView) selectKey(i int) {
+	r := v.report
+	if r == nil || i < 0 || i >= len(r.PFC) {
+		return
+	}
+	v.key = i
+	if v.requested.report == r && v.requested.key == i {
+		return
+	}
+	v.requested.report, v.requested.key = r, i
+	p := &r.PFC[i]
+	v.u.jobs.start("pfc-episodes", func() func() {
+		rows := pauseEpisodes(r, p)
+		spans := pauseSpans(r, rows)
+		return func() {
+			v.epRows, v.epSpans, v.epKey = rows, spans, i
+			start := r.Capture.FirstTsNs
+			setContent(v.episodes, &tableContent{
+				cols: episodeColumns, n: len(rows), sortCol: -1,
+				cell: func(row, col int) (string, mark) {
+					e := &r.Events[rows[row]]
+					switch col {
+					case 0:
+						return fmtRel(e.TsNs, start), markPause
+					case 1:
+						return fmtDur(i64(e.DurationNs)), markPause
+					case 2:
+						return fmtRel(i64(e.EndNs), start), markPause
+					}
+					return fmtCount(i64(e.Frames)), markPause
+				},
+			}, 0)
+			prio := "all priorities"
+			if p.Priority != nil {
+				prio = "priority " + strconv.Itoa(*p.Priority)
+			}
+			titled(v.episodes.Box, "Pause episodes of "+p.SrcMAC+" "+prio+" ("+fmtCount(int64(len(rows)))+", Enter: open the frame)")
+			v.refreshChart(v.u.snap)
+		}
+	})
+}
+
+// refreshChart shows the capture's paused time and the selected entry's.
+func (v *pfcView) refreshChart(s *Snapshot) {
+	tl := s.Timeline
+	c := v.chart
+	if tl.WidthNs == 0 {
+		c.series, c.empty = nil, "no frames yet"
+		return
+	}
+	c.empty = ""
+	c.axis = func(cols int) (string, string) { return timelineAxis(&tl, cols) }
+	paused := func(get func(n int) ([]float64, int64)) func(int) ([]float64, string) {
+		return func(n int) ([]float64, string) {
+			vals, width := get(n)
+			return vals, peakShare(vals, width)
+		}
+	}
+	c.series = []chartSeries{{label: "All", color: tcell.ColorAqua,
+		data: paused(func(n int) ([]float64, int64) { return tl.Resample(SeriesPaused, n) })}}
+	r := v.report
+	if r != nil && v.epKey >= 0 && v.epKey < len(r.PFC) && v.epKey == v.key {
+		spans := v.epSpans
+		c.series = append(c.series, chartSeries{label: "Selected", color: tcell.ColorFuchsia,
+			data: paused(func(n int) ([]float64, int64) { return tl.PauseSpans(spans, n) })})
+	}
+}

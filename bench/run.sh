@@ -16,8 +16,12 @@
 #       frames, default 1000010, and in the first TSHARK_ROUNDS rounds,
 #       default 1: it needs ~40 s per million frames)
 # so that a noisy neighbour slows every command alike; the ratios are taken
-# from medians of the same run. ROUNDS defaults to 5. One `cat` before the
-# first round brings each file into the page cache.
+# from medians of the same run. ROUNDS defaults to 5. An untimed `cat` before
+# each round's commands on a file brings it (back) into the page cache, so
+# that every timed command, `cat` included, reads a cached file: the 10M
+# captures and the exports' output do not all stay cached together on a
+# 24 GB machine, and a timed `cat` that read from disk would flatter the
+# commands after it.
 #
 # The binary is built from this tree (go build ./cmd/rocetrace) unless
 # $ROCETRACE names one. Raw samples (command, wall s, user s, sys s, RSS KB)
@@ -99,6 +103,7 @@ done
 for ((r = 1; r <= rounds; r++)); do
 	for f in "$@"; do
 		echo "round $r/$rounds: $f" >&2
+		cat "$f" >/dev/null # untimed: the file may have left the page cache since the last round
 		sample cat "$f" cat "$f"
 		sample report "$f" "$rt" report "$f"
 		sample json "$f" "$rt" report --json "$f"

@@ -120,6 +120,17 @@ func (w *Writer) Files() []string {
 	return append([]string(nil), w.files...)
 }
 
+// Offset returns the byte offset in the current file at which the next
+// record will start (its pcap record header or pcapng block), buffered
+// records included. Without rotation there is one file, and the offset a
+// record was written at is where a reader (decode.ReadRecordAt) finds it once
+// flushed. With rotation the next WriteRecord may start a new file first.
+func (w *Writer) Offset() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.size
+}
+
 // Frames returns the number of records written.
 func (w *Writer) Frames() uint64 {
 	w.mu.Lock()

@@ -195,3 +195,55 @@ func TestWriterErrors(t *testing.T) {
 		t.Error("empty path accepted")
 	}
 }
+
+// Offset tells where each record goes: the offsets a reader finds the
+// records at, in pcap and pcapng, before and after a flush.
+func TestWriterOffset(t *testing.T) {
+	frames := synth.LossNAKReplay().Frames
+	for _, ext := range []string{".pcap", ".pcapng"} {
+		t.Run(ext, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "w"+ext)
+			w, err := NewWriter(WriterOptions{Path: path, FlushInterval: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var offs []int64
+			for i, f := range frames {
+				offs = append(offs, w.Offset())
+				rec := decode.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: f.Len}
+				if err := w.WriteRecord(&rec); err != nil {
+					t.Fatal(err)
+				}
+				if i == len(frames)/2 {
+					if err := w.Flush(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := decode.OpenFile(path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var rec decode.Record
+			for i := 0; ; i++ {
+				err := r.Next(&rec)
+				if errors.Is(err, io.EOF) {
+					if i != len(offs) {
+						t.Fatalf("%d records read, %d written", i, len(offs))
+					}
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rec.Offset != offs[i] {
+					t.Fatalf("record %d at offset %d, Offset said %d", i+1, rec.Offset, offs[i])
+				}
+			}
+		})
+	}
+}

@@ -486,7 +486,11 @@ func (u *UI) updateStatus() {
 	s := u.snap
 	var b strings.Builder
 	b.WriteString("[::b]")
-	b.WriteString(escape(fileLabel(s.Files)))
+	if s.Live {
+		b.WriteString(escape(liveLabel(s.Files)))
+	} else {
+		b.WriteString(escape(fileLabel(s.Files)))
+	}
 	b.WriteString("[::-] │ ")
 	b.WriteString(u.current().Name())
 	if pos := u.current().Position(); pos != "" {
@@ -499,6 +503,8 @@ func (u *UI) updateStatus() {
 	switch {
 	case u.msg != "":
 		b.WriteString("[yellow]" + escape(u.msg) + "[-]")
+	case s.Live:
+		b.WriteString(liveStatus(s))
 	case !s.Progress.Done:
 		b.WriteString(progressBar(s.Progress, 20))
 	case len(s.Errors) > 0:
@@ -520,6 +526,33 @@ func fileLabel(files []string) string {
 		name += " +" + itoa(len(files)-1)
 	}
 	return name
+}
+
+// liveLabel names a live capture: "live: eth1".
+func liveLabel(files []string) string {
+	if len(files) == 0 {
+		return "live"
+	}
+	name := strings.TrimPrefix(files[0], "live:")
+	return "live: " + strings.TrimSpace(name)
+}
+
+// liveStatus tells how a live capture is going: "● capturing 1,234 frames,
+// 0 kernel drops" (the drops in red when there are any).
+func liveStatus(s *Snapshot) string {
+	state := "[green]● capturing[-] "
+	if s.Progress.Done {
+		state = "capture stopped: "
+	}
+	drops := plural(s.KernelDrops, "kernel drop")
+	if s.KernelDrops > 0 {
+		drops = "[red]" + drops + "[-]"
+	}
+	st := state + plural(s.Progress.Frames, "frame") + ", " + drops
+	if len(s.Errors) > 0 {
+		st += " [red](" + plural(int64(len(s.Errors)), "error") + ", see Overview)[-]"
+	}
+	return st
 }
 
 // progressBar renders loading progress: "loading ▕████░░░░▏ 45% 1,234 frames".

@@ -34,6 +34,13 @@
 // built from the table itself and is exactly what `rocetrace report`
 // prints.
 //
+// A live capture (Config.Live, live.go) goes through the same loop: each
+// record from the capture source is first written to a recording (a
+// capture file, so that the packet index and the Pager work as for a file)
+// and then analysed; a ticker publishes a snapshot every second whether
+// frames arrive or not. The status bar shows "live: IFACE", the frames
+// captured and the kernel drops; quitting stops the source.
+//
 // Views only display: derive.go turns a report into row orders (filter,
 // sort) in job goroutines, and tables are tview.TableContent adapters
 // (content.go) whose GetCell is O(1). A Pager (pager.go) reads frames again

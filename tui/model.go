@@ -24,6 +24,10 @@ type Config struct {
 	// PublishEvery is the least time between two snapshots while loading
 	// (default 200 ms).
 	PublishEvery time.Duration
+	// Live, when set, makes the model show a live capture instead of
+	// Paths; snapshots then come at least every second (PublishEvery at
+	// most 1 s).
+	Live *Live
 
 	// Tests: publish every publishFrames frames, building the report on
 	// the loader goroutine (deterministic snapshots).
@@ -73,7 +77,12 @@ type Snapshot struct {
 	FlowRates    []*FlowRate // per flow; nil for flows past maxFlowRates
 	Errors       []error     // input errors so far: files that could not be opened, damage
 	LinkBps      int64       // link speed used for PFC quanta
-	layouts      [][]layoutPoint
+	// Live capture: Live is set; Progress.Frames counts the frames
+	// captured, Done means the capture has stopped, KernelDrops is what
+	// the capture lost so far.
+	Live        bool
+	KernelDrops int64
+	layouts     [][]layoutPoint
 }
 
 // FlowFramesOf returns the frames of flow i (nil when unknown).
@@ -104,6 +113,9 @@ type Model struct {
 	openErrs []error
 	total    int64
 
+	liveLayout *decode.Layout // live: the recording's layout
+	flushErr   bool           // live: a recording flush failed (reported once)
+
 	ready func() // tests: called once the UI has drawn its first screen
 
 	cur    atomic.Pointer[Snapshot]
@@ -116,6 +128,9 @@ type Model struct {
 // the snapshots' Errors and left out; Open fails only when none can be
 // opened (or when there are more files than the index can name).
 func Open(cfg Config) (*Model, error) {
+	if cfg.Live != nil {
+		return openLive(cfg)
+	}
 	if len(cfg.Paths) > maxFiles {
 		return nil, errTooManyFiles
 	}
@@ -250,6 +265,9 @@ type loader struct {
 func (m *Model) load(ctx context.Context) {
 	defer close(m.done)
 	n := len(m.cfg.Paths)
+	if m.cfg.Live != nil {
+		n = 1
+	}
 	l := &loader{
 		m:       m,
 		table:   flows.NewTable(m.cfg.Flows),
@@ -262,6 +280,10 @@ func (m *Model) load(ctx context.Context) {
 		prev:    m.cur.Load(),
 	}
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
+	if m.cfg.Live != nil {
+		l.runLive(ctx)
+		return
+	}
 	l.run(ctx)
 }
 
@@ -315,9 +337,11 @@ func (l *loader) run(ctx context.Context) {
 // frame handles one record.
 func (l *loader) frame(rec *decode.Record, dec *decode.Decoder, p *decode.Packet) {
 	f := rec.File
-	if lay := l.m.byFile[f].Layout(l.cur[f]); lay != l.cur[f] {
-		l.cur[f] = lay
-		l.layouts[f] = append(l.layouts[f], layoutPoint{Off: rec.Offset, Layout: lay})
+	if l.m.liveLayout == nil { // live: one recording, one layout (set by runLive)
+		if lay := l.m.byFile[f].Layout(l.cur[f]); lay != l.cur[f] {
+			l.cur[f] = lay
+			l.layouts[f] = append(l.layouts[f], layoutPoint{Off: rec.Offset, Layout: lay})
+		}
 	}
 	pos := uint32(l.index.n)
 	l.index.add(rec)
@@ -370,7 +394,7 @@ func (l *loader) event(e *flows.Event) {
 	}
 }
 
-func (l *loader) names() []string { return l.m.cfg.Paths }
+func (l *loader) names() []string { return l.m.names() }
 
 // publish stores a new snapshot. While loading it starts a background
 // report build when none is running and enough time has passed since the
@@ -379,15 +403,24 @@ func (l *loader) names() []string { return l.m.cfg.Paths }
 // final report itself.
 func (l *loader) publish(final, canceled bool) {
 	m := l.m
+	if lv := m.cfg.Live; lv != nil {
+		// The index may only point at records that are on disk.
+		if err := lv.Recorder.Flush(); err != nil && !m.flushErr {
+			m.flushErr = true
+			l.errs = append(l.errs, fmt.Errorf("recording %s: %w", lv.RecordingPath, err))
+		}
+	}
 	s := &Snapshot{
-		Seq:        l.prev.Seq + 1,
-		Files:      l.names(),
-		Index:      l.index.view(),
-		PFCFrames:  l.pfcFrames[:len(l.pfcFrames):len(l.pfcFrames)],
-		Errors:     append([]error(nil), l.errs...),
-		LinkBps:    l.prev.LinkBps,
-		FlowFrames: make([][]uint32, len(l.flowFrames)),
-		layouts:    make([][]layoutPoint, len(l.layouts)),
+		Seq:         l.prev.Seq + 1,
+		Live:        m.cfg.Live != nil,
+		KernelDrops: m.kernelDrops(),
+		Files:       l.names(),
+		Index:       l.index.view(),
+		PFCFrames:   l.pfcFrames[:len(l.pfcFrames):len(l.pfcFrames)],
+		Errors:      append([]error(nil), l.errs...),
+		LinkBps:     l.prev.LinkBps,
+		FlowFrames:  make([][]uint32, len(l.flowFrames)),
+		layouts:     make([][]layoutPoint, len(l.layouts)),
 	}
 	for i, ff := range l.flowFrames {
 		s.FlowFrames[i] = ff[:len(ff):len(ff)]
@@ -411,7 +444,7 @@ func (l *loader) publish(final, canceled bool) {
 			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
 		}
 	} else if final {
-		r := analysis.Build(l.table, l.counter.Summary(l.names()), m.cfg.Analysis)
+		r := analysis.Build(l.table, l.summary(), m.cfg.Analysis)
 		// Finish closed the open pause and replay episodes and sorted the
 		// events: count the event series again from the final list.
 		clear(l.tl.tl.V[SeriesPaused][:])
@@ -443,7 +476,7 @@ func (l *loader) maybeBuild() {
 		return
 	}
 	if l.m.cfg.publishFrames > 0 {
-		r := analysis.Build(l.table.Clone(), l.counter.Summary(l.names()), l.m.cfg.Analysis)
+		r := analysis.Build(l.table.Clone(), l.summary(), l.m.cfg.Analysis)
 		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
 		return
 	}
@@ -453,7 +486,7 @@ func (l *loader) maybeBuild() {
 	l.building.Store(true)
 	l.lastBuild = time.Now()
 	clone := l.table.Clone()
-	sum := l.counter.Summary(l.names())
+	sum := l.summary()
 	frames := int64(l.index.n)
 	opts := l.m.cfg.Analysis
 	l.buildWG.Add(1)

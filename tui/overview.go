@@ -232,6 +232,8 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	}
 	p := s.Progress
 	switch {
+	case s.Live:
+		line("Status", "%s", liveStatus(s))
 	case p.Done && p.Canceled:
 		line("Status", "[yellow]stopped after %s[-]", plural(p.Frames, "frame"))
 	case p.Done:

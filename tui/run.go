@@ -23,7 +23,7 @@ func Run(ctx context.Context, m *Model, screen tcell.Screen) ([]error, error) {
 		app.SetScreen(screen)
 	}
 	s := m.Snapshot()
-	pager := NewPager(m.readersAt(), m.cfg.Paths, m.cfg.Decode, s.LinkBps, nil)
+	pager := NewPager(m.readersAt(), m.pagerNames(), m.cfg.Decode, s.LinkBps, nil)
 	u := newUI(tviewApp{app}, m, pager, cancel)
 	pager.notify = u.wakeUp
 	m.SetNotify(u.wakeUp)

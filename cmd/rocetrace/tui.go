@@ -8,33 +8,114 @@ import (
 	"strings"
 
 	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/capture"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/tui"
 )
 
-// runTUI implements `rocetrace tui [flags] FILE...`: the terminal UI over
-// captures. Input errors are printed once the terminal is restored, with
+// runTUI implements `rocetrace tui [flags] FILE...` and `rocetrace tui -i
+// IFACE [-w FILE] [flags]`: the terminal UI over captures or over a live
+// capture. Input errors are printed once the terminal is restored, with
 // the exit status `rocetrace report` would give.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if liveRequested(args) {
-		fmt.Fprintln(stderr, "rocetrace tui -i: live capture is not available in this build yet; give capture files")
-		return exitUsage
-	}
 	var c common
-	fs := newFlagSet("tui", "tui [flags] FILE...", stderr)
-	fs.StringP("interface", "i", "", "live capture from this interface (not available in this build yet)")
+	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui -i IFACE [-w FILE] [flags]", stderr)
+	iface := fs.StringP("interface", "i", "", "live capture from this interface (e.g. the port a switch mirrors to)")
+	write := fs.StringP("write", "w", "", "with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
+	all := fs.Bool("all", false, "with -i: no kernel filter: capture every frame, not only RoCE, PFC/PAUSE and GRE/ERSPAN")
+	snaplen := fs.Int("snaplen", 0, "with -i: bytes kept of each frame (default 262144)")
+	bufSize := fs.String("buffer-size", "256M", "with -i: kernel capture ring size (K, M, G suffixes)")
+	noPromisc := fs.Bool("no-promisc", false, "with -i: do not put the interface in promiscuous mode")
 	pauseStorm := fs.Duration("pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
 	c.register(fs.FlagSet)
-	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
-		return code
+
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" {
+			fs.printUsage(stdout)
+			return exitOK
+		}
 	}
-	m, err := tui.Open(tui.Config{
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "rocetrace: "+format+"\n", a...)
+		fs.Usage()
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		return usage("%v", err)
+	}
+	if err := c.resolve(); err != nil {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		return exitUsage
+	}
+	cfg := tui.Config{
 		Paths:    fs.Args(),
 		Decode:   decode.Config{RoCEPort: c.rocePort},
 		Flows:    flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps},
 		Analysis: analysis.Options{PauseStormNs: pauseStorm.Nanoseconds()},
-	})
+	}
+	if *iface == "" {
+		switch {
+		case fs.NArg() == 0:
+			return usage("no capture file given")
+		case *write != "" || *all || *snaplen != 0 || *noPromisc || fs.Changed("buffer-size"):
+			return usage("-w, --all, --snaplen, --buffer-size and --no-promisc need -i IFACE")
+		}
+		return runTUIFiles(ctx, cfg, stdout, stderr)
+	}
+	switch {
+	case fs.NArg() > 0:
+		return usage("tui -i takes no file arguments (got %q); keep the capture with -w FILE", fs.Arg(0))
+	case *snaplen < 0:
+		return usage("invalid --snaplen %d", *snaplen)
+	case *write == "-":
+		return usage("-w - (standard output) is not supported: the terminal UI uses it")
+	}
+	ring, err := parseSize(*bufSize)
+	if err != nil || ring == 0 || ring > 1<<40 {
+		return usage("invalid --buffer-size %q: want bytes, e.g. 256M", *bufSize)
+	}
+	lt, err := openLiveTUI(*iface, *write, capture.Options{
+		RoCEPort: c.rocePort, All: *all, Snaplen: *snaplen, NoPromisc: *noPromisc, BufferSize: int(ring),
+	}, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		return exitFailed
+	}
+	if !isTerminal(stdout) {
+		lt.close()
+		fmt.Fprintln(stderr, "rocetrace tui: the terminal UI needs a terminal; for a report on a pipe use 'rocetrace capture'")
+		return exitUsage
+	}
+	errs, err := tui.Run(ctx, lt.model, nil)
+	st, werr := lt.close()
+	if err != nil {
+		fmt.Fprintf(stderr, "rocetrace tui: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stderr, "rocetrace: %s captured on %s, %s dropped by the kernel\n",
+		countOf(int64(st.Received), "frame"), *iface, countOf(int64(st.KernelDrops), "frame"))
+	if *write != "" {
+		fmt.Fprintf(stderr, "rocetrace: wrote %s to %s\n", countOf(int64(lt.w.Frames()), "frame"), *write)
+	}
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+	}
+	if werr != nil {
+		fmt.Fprintf(stderr, "rocetrace: -w %s: %v\n", lt.path, werr)
+	}
+	if len(errs) > 0 || werr != nil {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// runTUIFiles runs the terminal UI over capture files.
+func runTUIFiles(ctx context.Context, cfg tui.Config, stdout, stderr io.Writer) int {
+	m, err := tui.Open(cfg)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintf(stderr, "rocetrace: %s\n", line)
@@ -60,19 +141,78 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// liveRequested reports whether the arguments ask for live capture (-i).
-func liveRequested(args []string) bool {
-	for _, a := range args {
-		switch {
-		case a == "--":
-			return false
-		case a == "--interface" || strings.HasPrefix(a, "--interface="):
-			return true
-		case strings.HasPrefix(a, "-i") && !strings.HasPrefix(a, "--"):
-			return true
-		}
+// liveTUI is a live capture set up for the terminal UI: the source, the
+// recording every frame goes to (so that the packets pane can read frames
+// again) and the model over both.
+type liveTUI struct {
+	src   *capture.Source
+	w     *capture.Writer
+	path  string // the recording
+	temp  bool   // the recording is a temporary file, removed by close
+	model *tui.Model
+}
+
+// openLiveTUI starts capturing on iface, recording to write (or, when
+// write is "", to a temporary pcapng file), and opens the model. The
+// model is not started: tui.Run (or Model.Start) does that.
+func openLiveTUI(iface, write string, opts capture.Options, cfg tui.Config) (*liveTUI, error) {
+	src, err := capture.Open(iface, opts)
+	if err != nil {
+		return nil, err
 	}
-	return false
+	lt := &liveTUI{src: src, path: write}
+	if write == "" {
+		f, err := os.CreateTemp("", "rocetrace-live-*.pcapng")
+		if err != nil {
+			src.Close()
+			return nil, fmt.Errorf("temporary capture file: %w", err)
+		}
+		f.Close()
+		lt.path, lt.temp = f.Name(), true
+	}
+	lt.w, err = capture.NewWriter(capture.WriterOptions{
+		Path: lt.path, Snaplen: opts.Snaplen, Interface: iface,
+		Stats: func() (uint64, uint64) { st := src.Stats(); return st.KernelPackets, st.KernelDrops },
+	})
+	if err != nil {
+		src.Close()
+		if lt.temp {
+			os.Remove(lt.path)
+		}
+		return nil, fmt.Errorf("-w: %w", err)
+	}
+	cfg.Paths = nil
+	cfg.Live = &tui.Live{
+		Name: "live:" + iface, Source: src, Stop: src.Stop,
+		Recorder: lt.w, RecordingPath: lt.path,
+		KernelDrops: func() uint64 { return src.Stats().KernelDrops },
+	}
+	lt.model, err = tui.Open(cfg)
+	if err != nil {
+		lt.close()
+		return nil, err
+	}
+	return lt, nil
+}
+
+// close stops the capture and releases everything: the source (restoring
+// the NIC), the recording (removed when temporary) and the model's files.
+// It returns the capture's final counters and the recording's error.
+func (lt *liveTUI) close() (capture.Stats, error) {
+	lt.src.Stop()
+	st := lt.src.Stats()
+	_ = lt.src.Close()
+	werr := lt.w.Close()
+	if lt.model != nil {
+		lt.model.Close() // tui.Run closed it already; closing again is harmless
+	}
+	if lt.temp {
+		// Nothing was to be kept: a write error has already shown in the
+		// UI (the model reports its recording's errors).
+		_ = os.Remove(lt.path)
+		werr = nil
+	}
+	return st, werr
 }
 
 // isTerminal reports whether w is a character device.

@@ -24,8 +24,10 @@ func TestTUICommand(t *testing.T) {
 		{"no file", []string{"tui"}, exitUsage, "", "no capture file given"},
 		{"bad flag", []string{"tui", "--nope", good}, exitUsage, "", "unknown flag"},
 		{"bad link speed", []string{"tui", "--link-speed", "fast", good}, exitUsage, "", "invalid --link-speed"},
-		{"live", []string{"tui", "-i", "eth0"}, exitUsage, "", "live capture is not available"},
-		{"live long", []string{"tui", "--interface=eth0"}, exitUsage, "", "live capture is not available"},
+		{"live and files", []string{"tui", "-i", "eth0", good}, exitUsage, "", "takes no file arguments"},
+		{"write without live", []string{"tui", "-w", "x.pcapng", good}, exitUsage, "", "need -i IFACE"},
+		{"live bad buffer", []string{"tui", "-i", "eth0", "--buffer-size", "lots"}, exitUsage, "", "invalid --buffer-size"},
+		{"live no interface", []string{"tui", "--interface=rtnosuch0"}, exitFailed, "", "rtnosuch0"},
 		{"missing", []string{"tui", "/nonexistent/x.pcap"}, exitFailed, "", "x.pcap"},
 		{"not a terminal", []string{"tui", good}, exitUsage, "", "needs a terminal"},
 	}
@@ -39,19 +41,5 @@ func TestTUICommand(t *testing.T) {
 				t.Fatalf("stdout %q / stderr %q, want %q / %q", stdout, stderr, tt.stdout, tt.stderr)
 			}
 		})
-	}
-}
-
-func TestLiveRequested(t *testing.T) {
-	for _, c := range []struct {
-		args []string
-		want bool
-	}{
-		{[]string{"-i", "eth0"}, true}, {[]string{"-ieth0"}, true}, {[]string{"--interface", "x"}, true},
-		{[]string{"a.pcap"}, false}, {[]string{"--", "-i"}, false}, {[]string{"--pmtu", "1024", "a.pcap"}, false},
-	} {
-		if got := liveRequested(c.args); got != c.want {
-			t.Errorf("%v: %v", c.args, got)
-		}
 	}
 }

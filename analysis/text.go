@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rocetrace/rocetrace/internal/units"
 )
 
 // TextOptions tunes WriteText.
@@ -178,24 +180,7 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 }
 
 // num renders an integer with thousands separators: 1,234,567.
-func num(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, ch := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(ch)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func num(n int64) string { return units.Count(n) }
 
 // pct renders a/b as a percentage with one decimal ("n/a" when b is 0).
 func pct(a, b int64) string {

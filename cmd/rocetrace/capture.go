@@ -22,42 +22,23 @@ import (
 func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := newFlagSet("capture", "capture -i IFACE [-w FILE] [-c COUNT] [--duration D] [--json] [flags]", stderr)
-	iface := fs.StringP("interface", "i", "", "network interface to capture on (e.g. the port a switch mirrors to)")
-	write := fs.StringP("write", "w", "", "also write the frames to FILE: pcapng, or pcap (ns) if FILE ends in .pcap")
+	var live liveFlags
+	live.register(fs, "", "network interface to capture on (e.g. the port a switch mirrors to)",
+		"also write the frames to FILE: pcapng, or pcap (ns) if FILE ends in .pcap")
+	iface, write, snaplen := &live.iface, &live.write, &live.snaplen
 	count := fs.Int64P("count", "c", 0, "stop after COUNT frames")
 	duration := fs.Duration("duration", 0, "stop after this long (e.g. 30s, 5m)")
 	jsonOut := fs.Bool("json", false, "print the final report as one JSON document")
-	all := fs.Bool("all", false, "no kernel filter: capture every frame, not only RoCE, PFC/PAUSE and GRE/ERSPAN")
 	rotSize := fs.String("rotate-size", "", "with -w: start a new file FILE-NNNNNN.EXT before one passes SIZE bytes (K, M, G suffixes)")
 	rotCount := fs.Int("rotate-count", 0, "with --rotate-size: keep only the newest N files (a ring)")
-	snaplen := fs.Int("snaplen", 0, "bytes kept of each frame (default 262144)")
-	bufSize := fs.String("buffer-size", "256M", "kernel capture ring size (K, M, G suffixes); more rides out longer stalls")
-	noPromisc := fs.Bool("no-promisc", false, "do not put the interface in promiscuous mode")
 	pauseStorm := fs.Duration("pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
 	allFlows := fs.Bool("all-flows", false, "list every flow in the human report (default: problems first, at most 50)")
 	c.register(fs.FlagSet)
 
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "--help" {
-			fs.printUsage(stdout)
-			return exitOK
-		}
+	if code := fs.parseArgs(args, &c, stdout, stderr); code >= 0 {
+		return code
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rocetrace: "+format+"\n", a...)
-		fs.Usage()
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		return usage("%v", err)
-	}
-	if err := c.resolve(); err != nil {
-		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
-		return exitUsage
-	}
+	usage := fs.usageError
 	switch {
 	case *iface == "":
 		return usage("capture needs an interface: -i IFACE")
@@ -67,8 +48,6 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return usage("invalid -c %d", *count)
 	case *duration < 0:
 		return usage("invalid --duration %v", *duration)
-	case *snaplen < 0:
-		return usage("invalid --snaplen %d", *snaplen)
 	case *write == "-":
 		return usage("-w - (standard output) is not supported: stdout carries the report")
 	case *rotSize != "" && *write == "":
@@ -86,14 +65,12 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		rotBytes = n
 	}
-	ring, err := parseSize(*bufSize)
-	if err != nil || ring == 0 || ring > 1<<40 {
-		return usage("invalid --buffer-size %q: want bytes, e.g. 256M", *bufSize)
+	opts, err := live.options(c.rocePort)
+	if err != nil {
+		return usage("%v", err)
 	}
 
-	src, err := capture.Open(*iface, capture.Options{
-		RoCEPort: c.rocePort, All: *all, Snaplen: *snaplen, NoPromisc: *noPromisc, BufferSize: int(ring),
-	})
+	src, err := capture.Open(*iface, opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		return exitFailed

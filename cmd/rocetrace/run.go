@@ -122,12 +122,13 @@ func parseLinkSpeed(s string) (int64, error) {
 type flagSet struct {
 	*pflag.FlagSet
 	synopsis string
+	stderr   io.Writer
 }
 
 // newFlagSet returns a flag set for a command that reports errors instead
 // of exiting.
 func newFlagSet(name, synopsis string, stderr io.Writer) *flagSet {
-	fs := &flagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), synopsis: synopsis}
+	fs := &flagSet{FlagSet: pflag.NewFlagSet(name, pflag.ContinueOnError), synopsis: synopsis, stderr: stderr}
 	fs.SetOutput(stderr)
 	fs.SortFlags = false
 	fs.Usage = func() { fs.printUsage(stderr) }
@@ -138,9 +139,25 @@ func (fs *flagSet) printUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: rocetrace %s\n\nFlags:\n%s", fs.synopsis, fs.FlagUsages())
 }
 
-// parse parses args; it returns the exit status to use when the command
-// must stop (help or usage error), or -1 to go on.
+// parse parses args and requires at least one capture file; it returns
+// the exit status to use when the command must stop (help or usage error),
+// or -1 to go on.
 func (fs *flagSet) parse(args []string, c *common, stdout, stderr io.Writer) int {
+	if code := fs.parseArgs(args, c, stdout, stderr); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintf(stderr, "rocetrace: no capture file given\n")
+		fs.Usage()
+		return exitUsage
+	}
+	return -1
+}
+
+// parseArgs parses args (printing the usage to stdout for -h) and checks
+// the shared flags; it returns the exit status to use when the command
+// must stop, or -1 to go on.
+func (fs *flagSet) parseArgs(args []string, c *common, stdout, stderr io.Writer) int {
 	for _, a := range args {
 		if a == "--" {
 			break
@@ -151,18 +168,18 @@ func (fs *flagSet) parse(args []string, c *common, stdout, stderr io.Writer) int
 		}
 	}
 	if err := fs.Parse(args); err != nil {
-		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
-		fs.Usage()
-		return exitUsage
+		return fs.usageError("%v", err)
 	}
 	if err := c.resolve(); err != nil {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		return exitUsage
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintf(stderr, "rocetrace: no capture file given\n")
-		fs.Usage()
-		return exitUsage
-	}
 	return -1
+}
+
+// usageError prints a usage error and the usage, and returns exitUsage.
+func (fs *flagSet) usageError(format string, a ...any) int {
+	fmt.Fprintf(fs.stderr, "rocetrace: "+format+"\n", a...)
+	fs.Usage()
+	return exitUsage
 }

@@ -21,36 +21,17 @@ import (
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui -i IFACE [-w FILE] [flags]", stderr)
-	iface := fs.StringP("interface", "i", "", "live capture from this interface (e.g. the port a switch mirrors to)")
-	write := fs.StringP("write", "w", "", "with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
-	all := fs.Bool("all", false, "with -i: no kernel filter: capture every frame, not only RoCE, PFC/PAUSE and GRE/ERSPAN")
-	snaplen := fs.Int("snaplen", 0, "with -i: bytes kept of each frame (default 262144)")
-	bufSize := fs.String("buffer-size", "256M", "with -i: kernel capture ring size (K, M, G suffixes)")
-	noPromisc := fs.Bool("no-promisc", false, "with -i: do not put the interface in promiscuous mode")
+	var live liveFlags
+	live.register(fs, "with -i: ", "live capture from this interface (e.g. the port a switch mirrors to)",
+		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
+	iface, write := &live.iface, &live.write
 	pauseStorm := fs.Duration("pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
 	c.register(fs.FlagSet)
 
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		if a == "-h" || a == "--help" {
-			fs.printUsage(stdout)
-			return exitOK
-		}
+	if code := fs.parseArgs(args, &c, stdout, stderr); code >= 0 {
+		return code
 	}
-	usage := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "rocetrace: "+format+"\n", a...)
-		fs.Usage()
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		return usage("%v", err)
-	}
-	if err := c.resolve(); err != nil {
-		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
-		return exitUsage
-	}
+	usage := fs.usageError
 	cfg := tui.Config{
 		Paths:    fs.Args(),
 		Decode:   decode.Config{RoCEPort: c.rocePort},
@@ -61,7 +42,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		switch {
 		case fs.NArg() == 0:
 			return usage("no capture file given")
-		case *write != "" || *all || *snaplen != 0 || *noPromisc || fs.Changed("buffer-size"):
+		case *write != "" || live.all || live.snaplen != 0 || live.noPromisc || fs.Changed("buffer-size"):
 			return usage("-w, --all, --snaplen, --buffer-size and --no-promisc need -i IFACE")
 		}
 		return runTUIFiles(ctx, cfg, stdout, stderr)
@@ -69,18 +50,14 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case fs.NArg() > 0:
 		return usage("tui -i takes no file arguments (got %q); keep the capture with -w FILE", fs.Arg(0))
-	case *snaplen < 0:
-		return usage("invalid --snaplen %d", *snaplen)
 	case *write == "-":
 		return usage("-w - (standard output) is not supported: the terminal UI uses it")
 	}
-	ring, err := parseSize(*bufSize)
-	if err != nil || ring == 0 || ring > 1<<40 {
-		return usage("invalid --buffer-size %q: want bytes, e.g. 256M", *bufSize)
+	opts, err := live.options(c.rocePort)
+	if err != nil {
+		return usage("%v", err)
 	}
-	lt, err := openLiveTUI(*iface, *write, capture.Options{
-		RoCEPort: c.rocePort, All: *all, Snaplen: *snaplen, NoPromisc: *noPromisc, BufferSize: int(ring),
-	}, cfg)
+	lt, err := openLiveTUI(*iface, *write, opts, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		return exitFailed

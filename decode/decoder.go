@@ -380,7 +380,7 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 	if p.BTH.Opcode == OpcodeCNP {
 		p.Kind = KindCNP
 	}
-	want, extLen := Ext(opcodeExt[p.BTH.Opcode]), int(opcodeExtLen[p.BTH.Opcode])
+	want, extLen := opcodeExt[p.BTH.Opcode], int(opcodeExtLen[p.BTH.Opcode])
 	payload := ulen - 8 - BTHLen - extLen - int(p.BTH.Pad) - ICRCLen
 	if payload < 0 {
 		malformed(p, "UDP length too short for the opcode's headers")

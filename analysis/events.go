@@ -45,37 +45,120 @@ type EventReport struct {
 	Frames      *int64  `json:"frames,omitempty"`
 }
 
-func flowID(f *flows.Flow) *string {
+// eventArena hands out the values EventReport's pointer fields point to
+// from shared chunks instead of one small allocation per field, and one
+// *string per flow id and NAK name instead of one per event. Build makes
+// one for all the events of a report; the pointers it returns are never
+// written through.
+type eventArena struct {
+	i64   []int64
+	u32   []uint32
+	u8    []uint8
+	ints  []int
+	ids   map[*flows.Flow]*string
+	names map[uint8]*string
+}
+
+const arenaChunk = 4096
+
+// slot stores v in the current chunk of *s (a new chunk when it is full, so
+// earlier pointers stay valid) and returns its address.
+func slot[T any](s *[]T, v T) *T {
+	if len(*s) == cap(*s) {
+		*s = make([]T, 0, arenaChunk)
+	}
+	*s = append(*s, v)
+	return &(*s)[len(*s)-1]
+}
+
+func (a *eventArena) flowID(f *flows.Flow) *string {
 	if f == nil {
 		return nil
 	}
-	return ptr(f.ID())
+	if a == nil {
+		return ptr(f.ID())
+	}
+	if a.ids == nil {
+		a.ids = make(map[*flows.Flow]*string)
+	}
+	p, ok := a.ids[f]
+	if !ok {
+		p = ptr(f.ID())
+		a.ids[f] = p
+	}
+	return p
 }
 
-func eventReport(e *flows.Event) EventReport {
-	r := EventReport{Kind: e.Kind.String(), TsNs: e.TsNs, Flow: flowID(e.Flow)}
-	psn := uint32(e.PSN)
+func (a *eventArena) nakName(code uint8) *string {
+	if a == nil {
+		return ptr(decode.NAKCodeName(code))
+	}
+	if a.names == nil {
+		a.names = make(map[uint8]*string)
+	}
+	p, ok := a.names[code]
+	if !ok {
+		p = ptr(decode.NAKCodeName(code))
+		a.names[code] = p
+	}
+	return p
+}
+
+func (a *eventArena) int64(v int64) *int64 {
+	if a == nil {
+		return ptr(v)
+	}
+	return slot(&a.i64, v)
+}
+
+func (a *eventArena) uint32(v uint32) *uint32 {
+	if a == nil {
+		return ptr(v)
+	}
+	return slot(&a.u32, v)
+}
+
+func (a *eventArena) uint8(v uint8) *uint8 {
+	if a == nil {
+		return ptr(v)
+	}
+	return slot(&a.u8, v)
+}
+
+func (a *eventArena) int(v int) *int {
+	if a == nil {
+		return ptr(v)
+	}
+	return slot(&a.ints, v)
+}
+
+func eventReport(e *flows.Event) EventReport { return (*eventArena)(nil).eventReport(e) }
+
+// eventReport converts one event, its pointer fields taken from a (a nil
+// arena allocates each one).
+func (a *eventArena) eventReport(e *flows.Event) EventReport {
+	r := EventReport{Kind: e.Kind.String(), TsNs: e.TsNs, Flow: a.flowID(e.Flow)}
 	switch e.Kind {
 	case flows.EventPSNGap:
-		r.ExpectedPSN, r.PSN, r.Missing = ptr(uint32(e.ExpectedPSN)), &psn, ptr(e.Missing)
+		r.ExpectedPSN, r.PSN, r.Missing = a.uint32(uint32(e.ExpectedPSN)), a.uint32(uint32(e.PSN)), a.int64(e.Missing)
 	case flows.EventRetransmission:
-		r.PSN, r.Packets = &psn, ptr(e.Packets)
+		r.PSN, r.Packets = a.uint32(uint32(e.PSN)), a.int64(e.Packets)
 		if e.HasAfterNAK {
-			r.AfterNAKNs = ptr(e.AfterNAKNs)
+			r.AfterNAKNs = a.int64(e.AfterNAKNs)
 		}
 	case flows.EventNAK:
-		r.PSN, r.Code, r.Name, r.TargetFlow = &psn, ptr(e.Code), ptr(decode.NAKCodeName(e.Code)), flowID(e.Target)
+		r.PSN, r.Code, r.Name, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code), a.nakName(e.Code), a.flowID(e.Target)
 	case flows.EventRNRNAK:
-		r.PSN, r.Timer, r.TimerNs, r.TargetFlow = &psn, ptr(e.Code), ptr(e.TimerNs), flowID(e.Target)
+		r.PSN, r.Timer, r.TimerNs, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code), a.int64(e.TimerNs), a.flowID(e.Target)
 	case flows.EventCNP:
-		r.TargetFlow = flowID(e.Target)
+		r.TargetFlow = a.flowID(e.Target)
 		if e.HasECNToCNP {
-			r.ECNToCNPNs = ptr(e.ECNToCNPNs)
+			r.ECNToCNPNs = a.int64(e.ECNToCNPNs)
 		}
 	case flows.EventPause:
-		r.SrcMAC, r.EndNs, r.DurationNs, r.Frames = ptr(macString(e.SrcMAC)), ptr(e.EndNs), ptr(e.DurationNs), ptr(e.Frames)
+		r.SrcMAC, r.EndNs, r.DurationNs, r.Frames = ptr(macString(e.SrcMAC)), a.int64(e.EndNs), a.int64(e.DurationNs), a.int64(e.Frames)
 		if e.Priority >= 0 {
-			r.Priority = ptr(int(e.Priority))
+			r.Priority = a.int(int(e.Priority))
 		}
 	}
 	return r
@@ -83,23 +166,75 @@ func eventReport(e *flows.Event) EventReport {
 
 // MarshalJSON writes the event with its kind's fields (see EventReport).
 func (e EventReport) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(`{"kind":`)
-	writeString(&b, &e.Kind)
-	b.WriteString(`,"ts_ns":`)
-	b.WriteString(strconv.FormatInt(e.TsNs, 10))
-	field := func(name string) { b.WriteString(`,"` + name + `":`) }
-	u32 := func(name string, v *uint32) { field(name); writeUint(&b, v) }
-	i64 := func(name string, v *int64) { field(name); writeInt(&b, v) }
+	return e.appendJSON(nil, false), nil
+}
+
+// Field separators of appendJSON: compact, and as json.Indent lays out an
+// event that is an element of a top-level member array (prefix "", indent
+// two spaces: the event's braces at depth 1, its fields at depth 2).
+const (
+	evIndentField = "\n      "
+	evIndentClose = "\n    "
+)
+
+// appendJSON appends the event as MarshalJSON writes it, or, with indent,
+// exactly as json.Indent(prefix "    ", indent "  ") lays that out.
+func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
+	field := func(name string) {
+		if indent {
+			b = append(b, ',')
+			b = append(b, evIndentField...)
+			b = append(b, '"')
+			b = append(b, name...)
+			b = append(b, `": `...)
+		} else {
+			b = append(b, `,"`...)
+			b = append(b, name...)
+			b = append(b, `":`...)
+		}
+	}
+	u32 := func(name string, v *uint32) {
+		field(name)
+		if v == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendUint(b, uint64(*v), 10)
+		}
+	}
+	i64 := func(name string, v *int64) {
+		field(name)
+		if v == nil {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, *v, 10)
+		}
+	}
 	u8 := func(name string, v *uint8) {
 		field(name)
 		if v == nil {
-			b.WriteString("null")
+			b = append(b, "null"...)
 		} else {
-			b.WriteString(strconv.Itoa(int(*v)))
+			b = strconv.AppendInt(b, int64(*v), 10)
 		}
 	}
-	str := func(name string, v *string) { field(name); writeString(&b, v) }
+	str := func(name string, v *string) {
+		field(name)
+		if v == nil {
+			b = append(b, "null"...)
+		} else {
+			b = appendJSONString(b, *v)
+		}
+	}
+	if indent {
+		b = append(b, '{')
+		b = append(b, evIndentField...)
+		b = append(b, `"kind": `...)
+	} else {
+		b = append(b, `{"kind":`...)
+	}
+	b = appendJSONString(b, e.Kind)
+	field("ts_ns")
+	b = strconv.AppendInt(b, e.TsNs, 10)
 	str("flow", e.Flow)
 	switch e.Kind {
 	case "psn_gap":
@@ -127,42 +262,38 @@ func (e EventReport) MarshalJSON() ([]byte, error) {
 		str("src_mac", e.SrcMAC)
 		field("priority")
 		if e.Priority == nil {
-			b.WriteString("null")
+			b = append(b, "null"...)
 		} else {
-			b.WriteString(strconv.Itoa(*e.Priority))
+			b = strconv.AppendInt(b, int64(*e.Priority), 10)
 		}
 		i64("end_ns", e.EndNs)
 		i64("duration_ns", e.DurationNs)
 		i64("frames", e.Frames)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	if indent {
+		b = append(b, evIndentClose...)
+	}
+	return append(b, '}')
 }
 
-func writeString(b *bytes.Buffer, s *string) {
-	if s == nil {
-		b.WriteString("null")
-		return
+// appendJSONString appends s as encoding/json writes it without HTML
+// escaping (flow ids contain '>'). Plain printable ASCII is quoted
+// directly; anything else goes through encoding/json.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return appendJSONStringSlow(b, s)
+		}
 	}
-	// No HTML escaping: flow ids contain '>'.
-	enc := json.NewEncoder(b)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+func appendJSONStringSlow(b []byte, s string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(*s)      // a string always encodes
-	b.Truncate(b.Len() - 1) // Encode's newline
-}
-
-func writeInt(b *bytes.Buffer, v *int64) {
-	if v == nil {
-		b.WriteString("null")
-		return
-	}
-	b.WriteString(strconv.FormatInt(*v, 10))
-}
-
-func writeUint(b *bytes.Buffer, v *uint32) {
-	if v == nil {
-		b.WriteString("null")
-		return
-	}
-	b.WriteString(strconv.FormatUint(uint64(*v), 10))
+	_ = enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 	"net"
@@ -151,8 +153,9 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	for _, f := range t.Flows() {
 		r.Flows = append(r.Flows, flowReport(f))
 	}
+	var arena eventArena
 	for i := range t.Events() {
-		r.Events = append(r.Events, eventReport(&t.Events()[i]))
+		r.Events = append(r.Events, arena.eventReport(&t.Events()[i]))
 	}
 	r.CNPLatency = cnpLatency(t.Events())
 	for _, s := range t.PFC() {
@@ -281,11 +284,123 @@ func (c *Counter) Summary(files []string) CaptureSummary {
 // WriteJSON writes the report as one JSON document followed by a newline,
 // indented with two spaces when indent is set. Unlike json.Marshal it does
 // not HTML-escape, so flow ids read "10.0.0.1>10.0.0.2:qp0x000011".
+//
+// The document is streamed: the members are written one by one, and the
+// flows and events one element at a time, so the whole document is never
+// held in memory. The bytes are those of a json.Encoder (SetEscapeHTML
+// false, SetIndent "", "  " when indent) encoding r.
 func WriteJSON(w io.Writer, r Report, indent bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
+	jw := jsonWriter{w: bufio.NewWriterSize(w, 64<<10), indent: indent}
+	jw.enc = json.NewEncoder(&jw.buf)
+	jw.enc.SetEscapeHTML(false)
 	if indent {
-		enc.SetIndent("", "  ")
+		// A member value: its first line follows the key, the others
+		// are at depth 1 and deeper.
+		jw.enc.SetIndent("  ", "  ")
 	}
-	return enc.Encode(r)
+	jw.raw("{")
+	jw.member("capture", true)
+	jw.value(r.Capture)
+	jw.member("flows", false)
+	jw.array(r.Flows == nil, len(r.Flows), func(i int) { jw.elem(r.Flows[i]) })
+	jw.member("events", false)
+	jw.array(r.Events == nil, len(r.Events), func(i int) {
+		jw.tmp = r.Events[i].appendJSON(jw.tmp[:0], indent)
+		jw.w.Write(jw.tmp)
+	})
+	jw.member("cnp_latency", false)
+	jw.value(r.CNPLatency)
+	jw.member("pfc", false)
+	jw.array(r.PFC == nil, len(r.PFC), func(i int) { jw.elem(r.PFC[i]) })
+	jw.member("findings", false)
+	jw.array(r.Findings == nil, len(r.Findings), func(i int) { jw.elem(r.Findings[i]) })
+	if indent {
+		jw.raw("\n")
+	}
+	jw.raw("}\n")
+	if jw.err != nil {
+		return jw.err
+	}
+	return jw.w.Flush()
+}
+
+// jsonWriter is WriteJSON's state. The first error sticks (bufio.Writer
+// keeps write errors; err holds encoding ones).
+type jsonWriter struct {
+	w      *bufio.Writer
+	indent bool
+	enc    *json.Encoder // encodes into buf
+	buf    bytes.Buffer
+	elemEn *json.Encoder // encodes into buf, indented for array elements
+	tmp    []byte
+	err    error
+}
+
+func (jw *jsonWriter) raw(s string) { jw.w.WriteString(s) }
+
+// member writes the key of a top-level member.
+func (jw *jsonWriter) member(key string, first bool) {
+	if !first {
+		jw.raw(",")
+	}
+	if jw.indent {
+		jw.raw("\n  \"" + key + "\": ")
+	} else {
+		jw.raw("\"" + key + "\":")
+	}
+}
+
+// encode writes v encoded by enc (without Encode's newline).
+func (jw *jsonWriter) encode(enc *json.Encoder, v any) {
+	jw.buf.Reset()
+	if err := enc.Encode(v); err != nil {
+		if jw.err == nil {
+			jw.err = err
+		}
+		return
+	}
+	b := jw.buf.Bytes()
+	jw.w.Write(b[:len(b)-1])
+}
+
+// value writes a member value.
+func (jw *jsonWriter) value(v any) { jw.encode(jw.enc, v) }
+
+// elem writes an element of a member array.
+func (jw *jsonWriter) elem(v any) {
+	if jw.elemEn == nil {
+		jw.elemEn = json.NewEncoder(&jw.buf)
+		jw.elemEn.SetEscapeHTML(false)
+		if jw.indent {
+			jw.elemEn.SetIndent("    ", "  ")
+		}
+	}
+	jw.encode(jw.elemEn, v)
+}
+
+// array writes a member array of n elements (null for a nil slice);
+// each(i) writes element i.
+func (jw *jsonWriter) array(isNil bool, n int, each func(i int)) {
+	if isNil {
+		jw.raw("null")
+		return
+	}
+	if n == 0 {
+		jw.raw("[]")
+		return
+	}
+	jw.raw("[")
+	for i := range n {
+		if i > 0 {
+			jw.raw(",")
+		}
+		if jw.indent {
+			jw.raw("\n    ")
+		}
+		each(i)
+	}
+	if jw.indent {
+		jw.raw("\n  ")
+	}
+	jw.raw("]")
 }

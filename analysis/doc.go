@@ -77,10 +77,13 @@
 //	icrc_bad                    error    a flow has frames with a bad ICRC
 //	icrc_unchecked_snaplen      info     RoCE frames cut too short to check the ICRC
 //	malformed_frames            warning  the capture has malformed frames
+//	capture_drops               warning  a live capture lost frames in the kernel (capture.kernel_drops
+//	                                     > 0): the capture dropped them, not the fabric
 //
 // # Text report
 //
-// WriteText prints the capture summary, the flows (those with gaps, replays,
+// WriteText prints the capture summary (with kernel drops for a live
+// capture), the flows (those with gaps, replays,
 // NAKs, CE marks or CNPs received first; at most TextOptions.MaxFlows, 50 by
 // default), CNP latency in µs, PFC per source MAC and priority (share =
 // paused_ns over the capture's duration) and the findings. Durations are

@@ -80,6 +80,9 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	ok := c.RoCEPackets - c.ICRCBad - c.ICRCUnchecked
 	fmt.Fprintf(tw, "  ICRC\t%s ok, %s bad, %s unchecked (frame cut short) of %s RoCE frames\n",
 		num(max(ok, 0)), num(c.ICRCBad), num(c.ICRCUnchecked), num(c.RoCEPackets))
+	if c.KernelDrops > 0 || isLive(c.Files) {
+		fmt.Fprintf(tw, "  kernel drops\t%s frames lost by the capture itself (not by the fabric)\n", num(c.KernelDrops))
+	}
 	_ = tw.Flush()
 
 	// Flows.
@@ -195,4 +198,14 @@ func us(ns int64) string { return strconv.FormatFloat(float64(ns)/1e3, 'f', 3, 6
 
 func utc(ns int64) string {
 	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.000000000 UTC")
+}
+
+// isLive reports whether the report comes from a live capture ("live:IFACE").
+func isLive(files []string) bool {
+	for _, f := range files {
+		if strings.HasPrefix(f, "live:") {
+			return true
+		}
+	}
+	return false
 }

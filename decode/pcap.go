@@ -73,11 +73,7 @@ func (r *Reader) nextPcap(rec *Record) error {
 		}
 		return r.shortError(off, "record header", pcapRecordHeaderLen)
 	}
-	h := r.buf[r.r : r.r+pcapRecordHeaderLen]
-	sec := r.u32(h[0:])
-	frac := r.u32(h[4:])
-	capLen := r.u32(h[8:])
-	wireLen := r.u32(h[12:])
+	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, r.buf[r.r:r.r+pcapRecordHeaderLen])
 	if capLen > r.pcapCapMax {
 		return r.damage(off, "captured length %d exceeds the limit of %d bytes", capLen, r.pcapCapMax)
 	}
@@ -88,12 +84,6 @@ func (r *Reader) nextPcap(rec *Record) error {
 	start := r.r + pcapRecordHeaderLen
 	end := r.r + total
 	rec.Data = r.buf[start:end:end]
-	ts := int64(sec) * 1e9
-	if r.pcapNano {
-		ts += int64(frac)
-	} else {
-		ts += int64(frac) * 1000
-	}
 	rec.TsNs = ts
 	rec.CapLen = int(capLen)
 	rec.Len = int(max(wireLen, capLen))
@@ -104,4 +94,17 @@ func (r *Reader) nextPcap(rec *Record) error {
 	rec.Offset = off
 	r.r = end
 	return nil
+}
+
+// pcapHeaderFields reads a pcap record header: the timestamp in ns (from µs
+// or ns by the file's magic), the captured and the wire length.
+func pcapHeaderFields(be, nano bool, h []byte) (tsNs int64, capLen, wireLen uint32) {
+	sec, frac := order32(be, h[0:]), order32(be, h[4:])
+	tsNs = int64(sec) * 1e9
+	if nano {
+		tsNs += int64(frac)
+	} else {
+		tsNs += int64(frac) * 1000
+	}
+	return tsNs, order32(be, h[8:]), order32(be, h[12:])
 }

@@ -231,31 +231,9 @@ func (r *Reader) ngIDB(off int64, body []byte) error {
 // ngEPB reads an Enhanced Packet Block or an obsolete Packet Block (same
 // layout, except a 16-bit interface id followed by a 16-bit drop count).
 func (r *Reader) ngEPB(off int64, typ uint32, body []byte, rec *Record) error {
-	if len(body) < 20 {
-		return r.damage(off, "packet block too short (%d bytes)", len(body)+ngMinBlockLen)
+	if err := epbFields(r.be, typ, body, r.ifaces, rec); err != nil {
+		return r.damage(off, "%s", err)
 	}
-	var id uint32
-	if typ == ngBlockPB {
-		id = uint32(r.u16(body[0:]))
-	} else {
-		id = r.u32(body[0:])
-	}
-	if id >= uint32(len(r.ifaces)) {
-		return r.damage(off, "packet block references undefined interface %d (%d defined in this section)", id, len(r.ifaces))
-	}
-	ifc := &r.ifaces[id]
-	ticks := uint64(r.u32(body[4:]))<<32 | uint64(r.u32(body[8:]))
-	capLen := r.u32(body[12:])
-	wireLen := r.u32(body[16:])
-	if capLen > uint32(len(body)-20) {
-		return r.damage(off, "captured length %d overruns its block (room for %d bytes)", capLen, len(body)-20)
-	}
-	end := 20 + int(capLen)
-	rec.Data = body[20:end:end]
-	rec.TsNs = ifc.ns(ticks)
-	rec.CapLen = int(capLen)
-	rec.Len = int(max(wireLen, capLen))
-	rec.LinkType = ifc.link
 	r.packet(rec, off)
 	return nil
 }
@@ -263,25 +241,68 @@ func (r *Reader) ngEPB(off int64, typ uint32, body []byte, rec *Record) error {
 // ngSPB reads a Simple Packet Block (interface 0, no timestamp: it takes the
 // previous packet record's).
 func (r *Reader) ngSPB(off int64, body []byte, rec *Record) error {
+	if err := spbFields(r.be, body, r.ifaces, rec); err != nil {
+		return r.damage(off, "%s", err)
+	}
+	rec.TsNs = r.lastTs
+	r.packet(rec, off)
+	return nil
+}
+
+// epbFields reads the body of an Enhanced Packet Block or an obsolete
+// Packet Block (same layout, except a 16-bit interface id followed by a
+// 16-bit drop count) of a section with the given interfaces into rec: Data
+// (a slice of body), TsNs, CapLen, Len and LinkType. It says what is wrong
+// with a block that cannot be a packet record.
+func epbFields(be bool, typ uint32, body []byte, ifaces []ngIface, rec *Record) error {
+	if len(body) < 20 {
+		return fmt.Errorf("packet block too short (%d bytes)", len(body)+ngMinBlockLen)
+	}
+	var id uint32
+	if typ == ngBlockPB {
+		id = uint32(order16(be, body[0:]))
+	} else {
+		id = order32(be, body[0:])
+	}
+	if id >= uint32(len(ifaces)) {
+		return fmt.Errorf("packet block references undefined interface %d (%d defined in this section)", id, len(ifaces))
+	}
+	ifc := &ifaces[id]
+	ticks := uint64(order32(be, body[4:]))<<32 | uint64(order32(be, body[8:]))
+	capLen := order32(be, body[12:])
+	wireLen := order32(be, body[16:])
+	if capLen > uint32(len(body)-20) {
+		return fmt.Errorf("captured length %d overruns its block (room for %d bytes)", capLen, len(body)-20)
+	}
+	end := 20 + int(capLen)
+	rec.Data = body[20:end:end]
+	rec.TsNs = ifc.ns(ticks)
+	rec.CapLen = int(capLen)
+	rec.Len = int(max(wireLen, capLen))
+	rec.LinkType = ifc.link
+	return nil
+}
+
+// spbFields reads the body of a Simple Packet Block (interface 0; it has no
+// timestamp, so TsNs is left to the caller) into rec.
+func spbFields(be bool, body []byte, ifaces []ngIface, rec *Record) error {
 	if len(body) < 4 {
-		return r.damage(off, "simple packet block too short (%d bytes)", len(body)+ngMinBlockLen)
+		return fmt.Errorf("simple packet block too short (%d bytes)", len(body)+ngMinBlockLen)
 	}
-	if len(r.ifaces) == 0 {
-		return r.damage(off, "simple packet block without an interface (0 defined in this section)")
+	if len(ifaces) == 0 {
+		return fmt.Errorf("simple packet block without an interface (0 defined in this section)")
 	}
-	ifc := &r.ifaces[0]
-	wireLen := r.u32(body[0:])
+	ifc := &ifaces[0]
+	wireLen := order32(be, body[0:])
 	capLen := min(wireLen, uint32(len(body)-4))
 	if ifc.snaplen != 0 {
 		capLen = min(capLen, ifc.snaplen)
 	}
 	end := 4 + int(capLen)
 	rec.Data = body[4:end:end]
-	rec.TsNs = r.lastTs
 	rec.CapLen = int(capLen)
 	rec.Len = int(wireLen) // >= capLen
 	rec.LinkType = ifc.link
-	r.packet(rec, off)
 	return nil
 }
 

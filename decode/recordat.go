@@ -55,21 +55,9 @@ func (l *Layout) matches(r *Reader) bool {
 	return slices.Equal(l.ifaces, r.ifaces)
 }
 
-func (l *Layout) u16(b []byte) uint16 {
-	_ = b[1]
-	if l.be {
-		return uint16(b[0])<<8 | uint16(b[1])
-	}
-	return uint16(b[1])<<8 | uint16(b[0])
-}
+func (l *Layout) u16(b []byte) uint16 { return order16(l.be, b) }
 
-func (l *Layout) u32(b []byte) uint32 {
-	_ = b[3]
-	if l.be {
-		return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-	}
-	return uint32(b[3])<<24 | uint32(b[2])<<16 | uint32(b[1])<<8 | uint32(b[0])
-}
+func (l *Layout) u32(b []byte) uint32 { return order32(l.be, b) }
 
 // errNotRecord is returned by ReadRecordAt when the bytes at the offset are
 // not a packet record of the layout.
@@ -143,21 +131,13 @@ func (l *Layout) pcapAt(a *atReader, rec *Record) error {
 	if err := a.need(pcapRecordHeaderLen); err != nil {
 		return err
 	}
-	h := a.buf[:pcapRecordHeaderLen]
-	sec, frac := l.u32(h[0:]), l.u32(h[4:])
-	capLen, wireLen := l.u32(h[8:]), l.u32(h[12:])
+	ts, capLen, wireLen := pcapHeaderFields(l.be, l.pcapNano, a.buf[:pcapRecordHeaderLen])
 	if capLen > l.pcapMax {
 		return errNotRecord
 	}
 	end := pcapRecordHeaderLen + int(capLen)
 	if err := a.need(end); err != nil {
 		return err
-	}
-	ts := int64(sec) * 1e9
-	if l.pcapNano {
-		ts += int64(frac)
-	} else {
-		ts += int64(frac) * 1000
 	}
 	rec.Data = a.buf[pcapRecordHeaderLen:end:end]
 	rec.TsNs = ts
@@ -186,46 +166,14 @@ func (l *Layout) pcapngAt(a *atReader, rec *Record) error {
 	body := blk[8 : n-4]
 	switch typ {
 	case ngBlockEPB, ngBlockPB:
-		if len(body) < 20 {
+		if epbFields(l.be, typ, body, l.ifaces, rec) != nil {
 			return errNotRecord
 		}
-		var id uint32
-		if typ == ngBlockPB {
-			id = uint32(l.u16(body[0:]))
-		} else {
-			id = l.u32(body[0:])
-		}
-		if id >= uint32(len(l.ifaces)) {
-			return errNotRecord
-		}
-		ifc := &l.ifaces[id]
-		ticks := uint64(l.u32(body[4:]))<<32 | uint64(l.u32(body[8:]))
-		capLen, wireLen := l.u32(body[12:]), l.u32(body[16:])
-		if capLen > uint32(len(body)-20) {
-			return errNotRecord
-		}
-		end := 20 + int(capLen)
-		rec.Data = body[20:end:end]
-		rec.TsNs = ifc.ns(ticks)
-		rec.CapLen = int(capLen)
-		rec.Len = int(max(wireLen, capLen))
-		rec.LinkType = ifc.link
 	case ngBlockSPB:
-		if len(body) < 4 || len(l.ifaces) == 0 {
+		if spbFields(l.be, body, l.ifaces, rec) != nil {
 			return errNotRecord
 		}
-		ifc := &l.ifaces[0]
-		wireLen := l.u32(body[0:])
-		capLen := min(wireLen, uint32(len(body)-4))
-		if ifc.snaplen != 0 {
-			capLen = min(capLen, ifc.snaplen)
-		}
-		end := 4 + int(capLen)
-		rec.Data = body[4:end:end]
 		rec.TsNs = 0
-		rec.CapLen = int(capLen)
-		rec.Len = int(wireLen)
-		rec.LinkType = ifc.link
 	default:
 		return errNotRecord
 	}

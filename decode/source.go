@@ -398,17 +398,23 @@ func (r *Reader) shortError(off int64, what string, need int64) error {
 }
 
 // u16 and u32 read integers in the current byte order.
-func (r *Reader) u16(b []byte) uint16 {
+func (r *Reader) u16(b []byte) uint16 { return order16(r.be, b) }
+
+func (r *Reader) u32(b []byte) uint32 { return order32(r.be, b) }
+
+// order16 reads a 16-bit value, big-endian when be, else little-endian.
+func order16(be bool, b []byte) uint16 {
 	_ = b[1]
-	if r.be {
+	if be {
 		return uint16(b[0])<<8 | uint16(b[1])
 	}
 	return uint16(b[1])<<8 | uint16(b[0])
 }
 
-func (r *Reader) u32(b []byte) uint32 {
+// order32 reads a 32-bit value, big-endian when be, else little-endian.
+func order32(be bool, b []byte) uint32 {
 	_ = b[3]
-	if r.be {
+	if be {
 		return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 	}
 	return uint32(b[3])<<24 | uint32(b[2])<<16 | uint32(b[1])<<8 | uint32(b[0])

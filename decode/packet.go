@@ -147,65 +147,74 @@ type AtomicETHFields struct {
 // Fields that do not apply are zero; Has* flags and the Ext set say which
 // optional parts are present.
 type Packet struct {
+	// The fields are ordered so that those the analysis reads for every
+	// frame (flows and the capture counters) share the first four cache
+	// lines; the rest follows. A pipeline hands packets from one core to
+	// another, and every line read there is a line moved between caches.
+
 	File   int    // index of the capture file in the input list
 	Frame  uint64 // 1-based record number within its file
-	Offset int64  // byte offset of the record in its file
 	TsNs   int64  // capture timestamp, nanoseconds since the Unix epoch
 	Len    int    // wire length of the captured record
 	CapLen int    // captured length of the record
 
-	Kind      Kind
-	Truncated bool   // CapLen < Len
-	Malformed bool   // bytes contradict themselves (see contract.md)
-	Problem   string // why Malformed, or "" (a constant string: no allocation)
+	Kind       Kind
+	Truncated  bool // CapLen < Len
+	Malformed  bool // bytes contradict themselves (see contract.md)
+	ICRCStatus ICRCStatus
+	VLANCount  uint8 // tags seen on the analysed frame
+	VLANPCP    uint8 // outermost tag's PCP
+	DSCP       uint8
+	ECN        uint8
 
-	Encap     Encap
-	FrameLen  int // wire length of the analysed (inner, for mirrors) Ethernet frame
-	SrcMAC    [6]byte
+	FrameLen int // wire length of the analysed (inner, for mirrors) Ethernet frame
+	SrcMAC   [6]byte
+	SrcPort  uint16
+	SrcIP    netip.Addr
+	DstIP    netip.Addr
+
+	HasBTH bool
+	Ext    Ext // extended headers decoded whole
+	BTH    BTHFields
+	RETH   RETHFields
+	AETH   AETHFields
+	DETH   DETHFields
+
+	// PayloadLen is the RDMA payload length implied by the UDP length
+	// (headers, pad and ICRC excluded), valid when HasPayloadLen.
+	PayloadLen    int
+	HasPayloadLen bool
+
+	// CM is the connection-manager message a UD SEND to QP1 carries (a
+	// MAD of management class 0x07), when its fixed fields were captured.
+	CM CMFields
+
+	Offset  int64  // byte offset of the record in its file
+	Problem string // why Malformed, or "" (a constant string: no allocation)
+	Encap   Encap
+
 	DstMAC    [6]byte
 	HasMAC    bool
-	VLANCount uint8  // tags seen on the analysed frame
 	VLANID    uint16 // outermost tag's VID
-	VLANPCP   uint8  // outermost tag's PCP
 	EtherType uint16 // after VLAN tags
 
 	IPVersion uint8 // 0 (none), 4 or 6
-	SrcIP     netip.Addr
-	DstIP     netip.Addr
-	DSCP      uint8
-	ECN       uint8
 	TTL       uint8 // TTL or hop limit
 	IPProto   uint8
 
 	HasUDP  bool
-	SrcPort uint16
 	DstPort uint16
 	UDPLen  uint16
 
 	BTHCut bool // on the RoCE port, but the capture cut the frame inside the BTH
-	HasBTH bool
-	BTH    BTHFields
-	Ext    Ext // extended headers decoded whole
 
-	RETH          RETHFields
-	AETH          AETHFields
-	DETH          DETHFields
 	AtomicETH     AtomicETHFields
 	AtomicAckOrig uint64
 	Imm           uint32
 	IETHRKey      uint32
 	XRCSRQ        uint32 // 24 bits
 
-	// CM is the connection-manager message a UD SEND to QP1 carries (a
-	// MAD of management class 0x07), when its fixed fields were captured.
-	CM CMFields
-
-	// PayloadLen is the RDMA payload length implied by the UDP length
-	// (headers, pad and ICRC excluded), valid when HasPayloadLen.
-	PayloadLen    int
-	HasPayloadLen bool
-	ICRC          uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
-	ICRCStatus    ICRCStatus
+	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
 
 	PFCEnable   uint16    // class-enable vector (wire width)
 	PFCQuanta   [8]uint16 // time[0]..time[7]

@@ -56,6 +56,7 @@ func (r *Reader) initPcap() error {
 	r.pcapNano = magic == pcapMagicNano
 	snaplen := r.u32(h[16:])
 	r.pcapCapMax = PcapCapLenLimit(snaplen)
+	r.pcapSnaplen = snaplen
 	// The link-type field's upper bits hold FCS information (bits 28-31:
 	// FCS length, bit 26: FCS length valid); the link type is the low 16 bits.
 	r.pcapLink = LinkType(r.u32(h[20:]) & 0xFFFF)

@@ -167,8 +167,13 @@ type Reader struct {
 	r, w int   // unread data is buf[r:w]
 	base int64 // file offset of buf[0]
 	eof  bool  // src returned io.EOF
-	rerr error // src returned this error (sticky)
-	err  error // sticky error returned by Next (io.EOF included)
+	// mapped: buf is the whole file, memory-mapped (mmap.go); released is
+	// the length of its prefix given back to the kernel.
+	mapped    bool
+	released  int
+	populated int
+	rerr      error // src returned this error (sticky)
+	err       error // sticky error returned by Next (io.EOF included)
 
 	format int
 	be     bool // current byte order is big-endian
@@ -177,9 +182,10 @@ type Reader struct {
 	linkTypes []LinkType
 
 	// pcap
-	pcapNano   bool
-	pcapLink   LinkType
-	pcapCapMax uint32
+	pcapNano    bool
+	pcapLink    LinkType
+	pcapCapMax  uint32
+	pcapSnaplen uint32
 
 	// pcapng
 	ifaces []ngIface
@@ -268,6 +274,8 @@ func (r *Reader) Next(rec *Record) error {
 	}
 	if err != nil {
 		r.err = err
+	} else if r.mapped && (r.r >= r.populated || r.r-r.released >= mapReleaseLag+mapReleaseStep) {
+		r.slideWindow()
 	}
 	return err
 }
@@ -276,6 +284,9 @@ func (r *Reader) Next(rec *Record) error {
 // made by NewReader leaves its io.Reader open). Next returns an error after
 // Close.
 func (r *Reader) Close() error {
+	if r.mapped && r.buf != nil {
+		_ = unmapFile(r.buf)
+	}
 	r.buf = nil
 	r.r, r.w = 0, 0
 	if r.err == nil || r.err == io.EOF {
@@ -329,8 +340,8 @@ func (r *Reader) addLinkType(l LinkType) {
 // It may move the unread data to the start of the buffer and grow the buffer,
 // which invalidates earlier slices of it.
 func (r *Reader) fill(n int) bool {
-	if r.w-r.r >= n {
-		return true
+	if r.w-r.r >= n || r.mapped {
+		return r.w-r.r >= n
 	}
 	if n > len(r.buf)-r.r && r.r > 0 {
 		// Not enough room after r: move the unread bytes to the front.

@@ -18,12 +18,18 @@ type inputs struct {
 	errs    []error // missing files, non-captures, damage: each makes exit status 1
 }
 
-// openInputs opens every path. A file that cannot be opened is reported in
+// openInputs opens every path, memory-mapped when it is a large regular
+// file (decode.OpenFileMapped). A file that cannot be opened is reported in
 // errs and left out; the others are still read.
 func openInputs(paths []string) *inputs {
+	return openInputsWith(paths, decode.OpenFileMapped)
+}
+
+// openInputsWith is openInputs opening each file with open.
+func openInputsWith(paths []string, open func(path string, file int) (*decode.Reader, error)) *inputs {
 	in := &inputs{names: paths}
 	for i, p := range paths {
-		r, err := decode.OpenFile(p, i)
+		r, err := open(p, i)
 		if err != nil {
 			in.errs = append(in.errs, err)
 			continue
@@ -35,8 +41,33 @@ func openInputs(paths []string) *inputs {
 }
 
 // each calls fn for every record in timestamp order until the input ends or
-// ctx is cancelled. Damage in one file is recorded and the others go on.
+// ctx is cancelled. Damage in one file is recorded and the others go on. A
+// mapped file that shrinks while it is read ends the loop, recorded as
+// damage (decode.GuardFaults).
 func (in *inputs) each(ctx context.Context, fn func(rec *decode.Record) error) error {
+	var err error
+	if ferr := decode.GuardFaults(func() error {
+		err = in.loop(ctx, fn)
+		return nil
+	}, in.readers...); ferr != nil {
+		in.errs = append(in.errs, ferr)
+	}
+	return err
+}
+
+// mapped reports whether every input is memory-mapped: records then stay
+// valid until the inputs are closed.
+func (in *inputs) mapped() bool {
+	for _, r := range in.readers {
+		if !r.Mapped() {
+			return false
+		}
+	}
+	return len(in.readers) > 0
+}
+
+// loop is each's loop.
+func (in *inputs) loop(ctx context.Context, fn func(rec *decode.Record) error) error {
 	var rec decode.Record
 	for n := 0; ; n++ {
 		if n&1023 == 0 && ctx.Err() != nil {

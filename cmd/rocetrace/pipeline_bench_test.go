@@ -93,9 +93,16 @@ func corruptPcap(b []byte) {
 func TestPipelineMatchesSerial(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
-	for i, snap := range []int{0, 128} {
+	// OpenFileMapped maps the second only (snaplen 512); its PMTU of 256
+	// makes whole data frames with IP packets over deferICRCMin, whose ICRCs
+	// the consumer checks in the mapping.
+	for i, snap := range []int{0, 512} {
 		var buf bytes.Buffer
-		if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: 30_000, QPs: 200, Snaplen: snap, Seed: uint64(3 + i)}); err != nil {
+		cfg := synth.BulkConfig{Frames: 40_000, QPs: 200, Snaplen: snap, Seed: uint64(3 + i)}
+		if snap == 512 {
+			cfg.PMTU = 256
+		}
+		if _, err := synth.WriteBulk(&buf, cfg); err != nil {
 			t.Fatal(err)
 		}
 		data := buf.Bytes()
@@ -110,12 +117,29 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		paths = append(paths, p)
 	}
 	c := common{linkBps: 100e9, rocePort: 4791}
+	type analyser func(context.Context, *inputs, *common, analysis.Options) (analysis.Report, error)
+	runs := []struct {
+		name   string
+		run    analyser
+		mapped bool
+	}{
+		{"serial loop, buffered reading", analyseSerial, false},
+		{"pipeline, mapped files", analyse, true},
+		{"pipeline, buffered reading", analyse, false},
+	}
 	for _, files := range [][]string{paths[:1], paths[1:], paths} {
-		var out [2]bytes.Buffer
-		var errs [2][]error
-		for k, run := range []func(context.Context, *inputs, *common, analysis.Options) (analysis.Report, error){analyse, analyseSerial} {
-			in := openInputs(files)
-			rep, err := run(context.Background(), in, &c, analysis.Options{})
+		var out [3]bytes.Buffer
+		var errs [3][]error
+		for k, r := range runs {
+			open := decode.OpenFile
+			if r.mapped {
+				open = decode.OpenFileMapped
+			}
+			in := openInputsWith(files, open)
+			if want := r.mapped && files[0] == paths[1]; in.mapped() != want {
+				t.Fatalf("%s: %v mapped: %v", r.name, files, in.mapped())
+			}
+			rep, err := r.run(context.Background(), in, &c, analysis.Options{})
 			in.close()
 			if err != nil {
 				t.Fatal(err)
@@ -125,15 +149,17 @@ func TestPipelineMatchesSerial(t *testing.T) {
 			}
 			errs[k] = in.errs
 		}
-		if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
-			t.Errorf("%v: the pipeline's report differs from the serial loop's", files)
-		}
-		if len(errs[0]) != len(errs[1]) {
-			t.Errorf("%v: pipeline errors %v, serial %v", files, errs[0], errs[1])
-		}
-		for i := range min(len(errs[0]), len(errs[1])) {
-			if errs[0][i].Error() != errs[1][i].Error() {
-				t.Errorf("%v: pipeline error %v, serial %v", files, errs[0][i], errs[1][i])
+		for k := 1; k < len(runs); k++ {
+			if !bytes.Equal(out[k].Bytes(), out[0].Bytes()) {
+				t.Errorf("%v: the report of the %s differs from the %s's", files, runs[k].name, runs[0].name)
+			}
+			if len(errs[k]) != len(errs[0]) {
+				t.Errorf("%v: %s: errors %v, serial %v", files, runs[k].name, errs[k], errs[0])
+			}
+			for i := range min(len(errs[0]), len(errs[k])) {
+				if errs[0][i].Error() != errs[k][i].Error() {
+					t.Errorf("%v: %s: error %v, serial %v", files, runs[k].name, errs[k][i], errs[0][i])
+				}
 			}
 		}
 		if bytes.Contains(out[0].Bytes(), []byte(`"icrc_bad": 0,`)) {

@@ -92,6 +92,10 @@ const (
 	pipelineSlab  = 128 << 10
 	pipelineRing  = 16
 	maxIPPacket   = 40 + 65535 // IPv6 header and the largest payload length
+	// deferICRCMin: the ICRCs of smaller IP packets (ACKs, CNPs, frames cut
+	// by a mirror's snaplen) are checked where they are decoded, while their
+	// bytes are in that core's cache; only bigger ones go to the consumer.
+	deferICRCMin = 256
 )
 
 // packetBatch is a reusable batch of decoded packets.
@@ -99,11 +103,15 @@ type packetBatch struct {
 	p    [pipelineBatch]decode.Packet
 	n    int
 	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
-	slab []byte        // the IP packets they cover, copied
+	slab []byte        // the IP packets they cover, copied (unless the inputs are mapped)
 }
 
+// pendingICRC is an ICRC check left to the consumer: packet i, its IP
+// packet (in the batch's slab, or in the mapped file) and its UDP offset.
 type pendingICRC struct {
-	i, start, end, udpOff int // packet index, its IP packet's range in slab, UDP offset
+	i      int
+	ip     []byte
+	udpOff int
 }
 
 // recvBatch receives from ch.
@@ -119,12 +127,19 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // returns. There is one channel operation per batch, not per packet, and
 // the batches are recycled: memory stays flat. It returns in.each's error
 // once every packet decoded has been passed to fn.
+//
+// When the inputs are memory-mapped, the consumer checks the ICRCs on the
+// frames in the mapping (they stay valid until the inputs are closed);
+// otherwise on copies, since a buffered reader reuses its buffer. A mapped
+// file that shrinks under the consumer ends the analysis there, recorded as
+// damage in in.errs.
 func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([]decode.Packet)) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
 	for range pipelineRing {
 		free <- new(packetBatch)
 	}
+	mapped := in.mapped()
 	var err error
 	go func() {
 		defer close(full)
@@ -134,14 +149,18 @@ func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([
 		err = in.each(ctx, func(rec *decode.Record) error {
 			if !deferICRC {
 				dec.DecodeRecord(rec, &b.p[b.n])
-			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], 1); ip != nil {
-				if b.slab == nil {
-					// Room for one more IP packet past the limit: no growth.
-					b.slab = make([]byte, 0, pipelineSlab+maxIPPacket)
+			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferICRCMin); ip != nil {
+				if !mapped {
+					if b.slab == nil {
+						// Room for one more IP packet past the limit: no growth,
+						// so the slices of it stay put.
+						b.slab = make([]byte, 0, pipelineSlab+maxIPPacket)
+					}
+					start := len(b.slab)
+					b.slab = append(b.slab, ip...)
+					ip = b.slab[start:len(b.slab):len(b.slab)]
 				}
-				start := len(b.slab)
-				b.slab = append(b.slab, ip...)
-				b.icrc = append(b.icrc, pendingICRC{i: b.n, start: start, end: len(b.slab), udpOff: udpOff})
+				b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
 			}
 			if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
 				full <- b
@@ -163,17 +182,29 @@ func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([
 		}
 	}()
 	check := decode.NewDecoder(cfg)
-	for {
-		b, ok := recvBatch(full)
-		if !ok {
-			break
-		}
-		for _, q := range b.icrc {
-			check.FinishICRC(&b.p[q.i], b.slab[q.start:q.end], q.udpOff)
-		}
-		fn(b.p[:b.n])
+	recycle := func(b *packetBatch) {
+		clear(b.icrc) // drop references to the mapping
 		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
 		free <- b
+	}
+	ferr := decode.GuardFaults(func() error {
+		for {
+			b, ok := recvBatch(full)
+			if !ok {
+				return nil
+			}
+			for _, q := range b.icrc {
+				check.FinishICRC(&b.p[q.i], q.ip, q.udpOff)
+			}
+			fn(b.p[:b.n])
+			recycle(b)
+		}
+	}, in.readers...)
+	if ferr != nil {
+		for b := range full { // let the producer finish
+			recycle(b)
+		}
+		in.errs = append(in.errs, ferr)
 	}
 	return err // written before full was closed
 }

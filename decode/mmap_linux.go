@@ -31,13 +31,5 @@ func releasePages(b []byte) {
 	}
 }
 
-// populatePages maps the pages of b (page-aligned) in one call, reading
-// them from the file if needed.
-func populatePages(b []byte) {
-	if len(b) > 0 {
-		_ = unix.Madvise(b, unix.MADV_POPULATE_READ)
-	}
-}
-
 // uintptrOf returns the address of b's first byte.
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

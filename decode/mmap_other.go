@@ -15,6 +15,4 @@ func unmapFile(data []byte) error { return nil }
 
 func releasePages(b []byte) {}
 
-func populatePages(b []byte) {}
-
 func uintptrOf(b []byte) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(b))) }

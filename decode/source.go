@@ -169,11 +169,10 @@ type Reader struct {
 	eof  bool  // src returned io.EOF
 	// mapped: buf is the whole file, memory-mapped (mmap.go); released is
 	// the length of its prefix given back to the kernel.
-	mapped    bool
-	released  int
-	populated int
-	rerr      error // src returned this error (sticky)
-	err       error // sticky error returned by Next (io.EOF included)
+	mapped   bool
+	released int
+	rerr     error // src returned this error (sticky)
+	err      error // sticky error returned by Next (io.EOF included)
 
 	format int
 	be     bool // current byte order is big-endian
@@ -274,8 +273,8 @@ func (r *Reader) Next(rec *Record) error {
 	}
 	if err != nil {
 		r.err = err
-	} else if r.mapped && (r.r >= r.populated || r.r-r.released >= mapReleaseLag+mapReleaseStep) {
-		r.slideWindow()
+	} else if r.mapped && r.r-r.released >= mapReleaseLag+mapReleaseStep {
+		r.releaseBehind()
 	}
 	return err
 }

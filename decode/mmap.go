@@ -108,7 +108,7 @@ func openFileMapped(path string, file int, minSize int64) (*Reader, error) {
 func newMappedReader(data []byte, name string, file int) (*Reader, error) {
 	r := &Reader{name: name, file: file, buf: data, w: len(data), eof: true, mapped: true}
 	if len(data) < 4 {
-		return nil, &notCaptureError{name, "file too short"}
+		return nil, &notCaptureError{name, fmt.Sprintf("%v (file too short: %d bytes)", ErrNotCapture, len(data))}
 	}
 	b := r.buf
 	switch {

@@ -255,3 +255,35 @@ func TestOpenFileMappedPolicy(t *testing.T) {
 		r.Close()
 	}
 }
+
+// FuzzMappedReader checks that a mapped Reader reads any input as the
+// buffered one does: the same records, then the same error.
+func FuzzMappedReader(f *testing.F) {
+	for _, s := range fuzzSeeds() {
+		f.Add(s)
+	}
+	path := filepath.Join(f.TempDir(), "fuzz.cap")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, errB := newReaderSize(bytes.NewReader(data), path, 2, 512)
+		m, errM := openFileMapped(path, 2, 1)
+		if (errB == nil) != (errM == nil) {
+			t.Fatalf("open: buffered %v, mapped %v", errB, errM)
+		}
+		if errB != nil {
+			if errB.Error() != errM.Error() {
+				t.Fatalf("open: buffered %v, mapped %v", errB, errM)
+			}
+			return
+		}
+		defer m.Close()
+		if !m.Mapped() {
+			t.Fatal("not mapped")
+		}
+		want, errW := readAll(t, b)
+		got, errG := readAllMapped(t, m)
+		sameRecords(t, want, got, errW, errG)
+	})
+}

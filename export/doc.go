@@ -10,13 +10,27 @@
 //	events.parquet   one row per event; each kind's fields nullable (EventRow)
 //	pfc.parquet      one row per (source MAC, priority) (PFCRow)
 //
-// packets.parquet is written while the capture is decoded (Export.Packet):
-// each frame appends one value per column to reused batches, which go
-// batchRows at a time to the column writers of a parquet-go
-// GenericWriter[PacketRow]; a row group is cut every DefaultRowGroupRows
-// rows, so memory does not grow with the capture and a row costs no
-// allocation. The other three tables come from the analysis.Report once the
-// capture has been read, through the generic batched Writer[T].
+// packets.parquet is written while the capture is decoded (Export.Packet),
+// by a columnar writer of its own built on parquet-go's format, encoding and
+// compress packages (packets.go, colwriter.go): each frame appends one typed
+// value and its definition level per column to a page set of pageRows
+// (16384) rows; a full page set goes to a worker goroutine, which encodes,
+// compresses and keeps one DATA_PAGE_V2 per column while the next set fills
+// (double buffering), and writes the row group's column chunks every
+// DefaultRowGroupRows rows (--row-group-rows). Levels are RLE; integers
+// PLAIN or DELTA_BINARY_PACKED, whichever is at most half the size (frame,
+// ts_ns and ts always delta); strings RLE_DICTIONARY with one dictionary
+// page per row group, whose indexes come from enum codes, addresses and
+// flows without hashing strings. Every column chunk has statistics
+// (null_count, min, max) and the file a page index (column and offset
+// indexes). zstd runs at its fastest level for these pages, and a page the
+// codec does not shrink by an eighth is stored uncompressed (the column's
+// next pages are then not tried for a while). The schema, key/value
+// metadata and created_by are the ones parquet-go writes for PacketRow.
+// Memory does not grow with the capture, a row costs no allocation, and the
+// file's bytes depend only on the rows, not on timing. The other three
+// tables come from the analysis.Report once the capture has been read,
+// through the generic batched Writer[T], concurrently.
 //
 // Every file is written under a temporary name (".NAME.tmp-*" in the
 // target directory) and renamed into place only once all four are

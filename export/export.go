@@ -101,9 +101,12 @@ type Export struct {
 	opts  Options
 	files []string
 
-	pkt   *atomicFile
-	pw    *packetWriter
-	temps []*atomicFile
+	pkt     *atomicFile
+	pw      *packetWriter
+	temps   []*atomicFile
+	openErr error // the first small table that could not be created
+	pktDone bool  // FinishPackets was called
+	pktErr  error // and returned this
 }
 
 // Create checks that no output file exists (unless opts.Force) and opens
@@ -163,32 +166,54 @@ func (e *Export) Packet(p *decode.Packet, f *flows.Flow) error {
 	if !Wanted(p) {
 		return nil
 	}
-	var file, flow string
+	var file string
 	if p.File >= 0 && p.File < len(e.files) {
 		file = e.files[p.File]
 	}
-	if f != nil {
-		flow = f.ID()
-	}
-	return e.pw.add(p, file, flow)
+	return e.pw.addFlow(p, file, f)
 }
 
 // PacketRows returns the number of packet rows so far.
 func (e *Export) PacketRows() int64 { return e.pw.Rows() }
 
-// Finish writes flows.parquet, events.parquet and pfc.parquet from r,
-// completes packets.parquet and renames all four into place. It returns the
-// files that are complete in place: all four, or on error those renamed
-// before it (the others are removed).
-func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
-	defer e.Abort()
-	if capture, err := json.Marshal(r.Capture); err == nil {
-		e.pw.pw.SetKeyValueMetadata(MetadataCapture, string(capture))
+// FinishPackets completes packets.parquet (not yet renamed into place),
+// with c, the report's "capture" object, in its footer metadata, and frees
+// the packet writer's memory: call it once the capture has been read, before
+// building the report. Finish calls it if it was not called.
+func (e *Export) FinishPackets(c *analysis.CaptureSummary) error {
+	if e.pktDone {
+		return e.pktErr
+	}
+	e.pktDone = true
+	e.pktErr = e.finishPackets(c)
+	e.pw.release()
+	return e.pktErr
+}
+
+func (e *Export) finishPackets(c *analysis.CaptureSummary) error {
+	cs := *c
+	if cs.Files == nil {
+		cs.Files = []string{} // as analysis.Build
+	}
+	if capture, err := json.Marshal(cs); err == nil {
+		e.pw.setMetadata(MetadataCapture, string(capture))
 	}
 	if err := e.pw.Close(); err != nil {
-		return nil, err
+		return err
 	}
 	if err := e.pkt.finish(); err != nil {
+		return fmt.Errorf("writing %s: %w", e.paths.Packets, err)
+	}
+	return nil
+}
+
+// Finish writes flows.parquet, events.parquet and pfc.parquet from r,
+// completes packets.parquet (see FinishPackets) and renames all four into
+// place. It returns the files that are complete in place: all four, or on
+// error those renamed before it (the others are removed).
+func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
+	defer e.Abort()
+	if err := e.FinishPackets(&r.Capture); err != nil {
 		return nil, err
 	}
 	out := []Written{{TablePackets, e.paths.Packets, e.pw.Rows(), e.pkt.size}}
@@ -205,14 +230,22 @@ func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
 	for i := range r.PFC {
 		pfcRows[i] = PFCRowOf(&r.PFC[i])
 	}
-	if err := writeSmall(e, &out, TableFlows, e.paths.Flows, flowRows); err != nil {
-		return nil, err
-	}
-	if err := writeSmall(e, &out, TableEvents, e.paths.Events, eventRows); err != nil {
-		return nil, err
-	}
-	if err := writeSmall(e, &out, TablePFC, e.paths.PFC, pfcRows); err != nil {
-		return nil, err
+	// The three small tables, one after the other (written concurrently,
+	// their parquet-go writers would add to the export's peak memory for a
+	// few milliseconds' gain).
+	for _, write := range []func() (Written, error){
+		smallTable(e, TableFlows, e.paths.Flows, flowRows),
+		smallTable(e, TableEvents, e.paths.Events, eventRows),
+		smallTable(e, TablePFC, e.paths.PFC, pfcRows),
+	} {
+		if write == nil {
+			return nil, e.openErr
+		}
+		w, err := write()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
 	}
 	for i, af := range e.temps {
 		if err := af.commit(); err != nil {
@@ -222,30 +255,40 @@ func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
 	return out, nil
 }
 
-// writeSmall writes a whole table to its temporary file and appends it to
-// out.
-func writeSmall[T any](e *Export, out *[]Written, table, path string, rows []T) error {
+// smallTable creates the temporary file of a table (in e.temps, in table
+// order) and returns the function that writes rows to it, or nil if the
+// file could not be created (e.openErr says why).
+func smallTable[T any](e *Export, table, path string, rows []T) func() (Written, error) {
+	if e.openErr != nil {
+		return nil
+	}
 	af, w, err := openTable[T](path, table, e.opts)
 	if err != nil {
-		return err
+		e.openErr = err
+		return nil
 	}
 	e.temps = append(e.temps, af)
-	if err := w.Write(rows...); err != nil {
-		return err
+	return func() (Written, error) {
+		if err := w.Write(rows...); err != nil {
+			return Written{}, fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := w.Close(); err != nil {
+			return Written{}, fmt.Errorf("writing %s: %w", path, err)
+		}
+		if err := af.finish(); err != nil {
+			return Written{}, fmt.Errorf("writing %s: %w", path, err)
+		}
+		return Written{table, path, w.Rows(), af.size}, nil
 	}
-	if err := w.Close(); err != nil {
-		return err
-	}
-	if err := af.finish(); err != nil {
-		return err
-	}
-	*out = append(*out, Written{table, path, w.Rows(), af.size})
-	return nil
 }
 
 // Abort removes every temporary file not yet renamed into place. It is safe
 // to call more than once and after Finish.
 func (e *Export) Abort() {
+	if e.pw != nil {
+		e.pw.abort() // the worker no longer writes to the file
+		e.pw.release()
+	}
 	for _, af := range e.temps {
 		af.abort()
 	}

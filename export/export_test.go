@@ -232,21 +232,22 @@ func TestStringsAreDictionaryEncoded(t *testing.T) {
 }
 
 // TestAddAllocs: adding a row allocates nothing once the addresses have
-// been seen (the batch is flushed every batchRows rows; the benchmarks
-// measure that part).
+// been seen, and encoding full pages on the worker allocates next to
+// nothing per row (the benchmarks measure the time of both).
 func TestAddAllocs(t *testing.T) {
 	d := decodeCapture(t, extrasCapture())
 	w, err := newPacketWriter(io.Discard, WriterOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.abort()
 	for i := range d.packets {
 		_ = w.add(&d.packets[i], "c.pcap", "f")
 	}
-	if err := w.flushBatch(); err != nil {
+	if err := w.send(false); err != nil { // start a new page
 		t.Fatal(err)
 	}
-	runs := batchRows/len(d.packets) - 2
+	runs := pageRows/len(d.packets) - 2
 	allocs := testing.AllocsPerRun(runs, func() {
 		for i := range d.packets {
 			_ = w.add(&d.packets[i], "c.pcap", "f")
@@ -254,6 +255,20 @@ func TestAddAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per pass over %d packets, want 0", allocs, len(d.packets))
+	}
+
+	// Many pages and row groups, through the worker.
+	rows := 0
+	allocs = testing.AllocsPerRun(10, func() {
+		for range 2 * pageRows / len(d.packets) {
+			for i := range d.packets {
+				_ = w.add(&d.packets[i], "c.pcap", "f")
+				rows++
+			}
+		}
+	})
+	if perRow := allocs / float64(2*pageRows/len(d.packets)*len(d.packets)); perRow > 0.05 {
+		t.Errorf("%.4f allocations per row over many pages, want < 0.05 (none per row)", perRow)
 	}
 }
 

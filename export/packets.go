@@ -3,11 +3,13 @@ package export
 import (
 	"io"
 	"net/netip"
+	"slices"
 	"unsafe"
 
-	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
 )
 
 // Leaf columns of packets.parquet, in schema order (the order of PacketRow's
@@ -77,257 +79,358 @@ const (
 	numPacketColumns
 )
 
-// packetWriter writes packets.parquet column by column: each frame appends
-// one value (eight for a PFC frame's pfc_quanta) to every column's batch,
-// and full batches go to parquet-go's column writers, which encode,
-// compress and buffer pages until the row group is flushed. The schema is
-// PacketRow's. Nothing is allocated per row: the batches are reused and
-// strings are passed by reference (the column buffers copy them).
+// packetWriter writes packets.parquet with the columnar writer of
+// colwriter.go: each frame appends one typed value (eight for a PFC frame's
+// pfc_quanta) and its definition level to every column of the current
+// pageSet; a full pageSet goes to the worker goroutine, which encodes and
+// compresses it while the next one fills. String columns are
+// dictionary-encoded with a dictionary per row group whose indexes come
+// from the enum codes (kind, opcode_name, transport, icrc_status, encap),
+// the binary MAC and IP addresses, the flow's pointer or the file name, so
+// that no string is hashed or formatted for a value already seen. Nothing
+// is allocated per row.
 type packetWriter struct {
-	pw      *parquet.GenericWriter[PacketRow]
-	cols    [numPacketColumns][]parquet.Value
-	n       int   // rows in the batch
-	inGroup int64 // rows in the current row group, batch included
+	layout  *packetLayout
+	pipe    *pipeline
+	cur     *pageSet
+	inGroup int64 // rows in the current row group, cur included
 	groupN  int64 // rows per row group
 	rows    int64
-	cache   *stringCache
+	kv      map[string]string
 	err     error
+
+	file                            lastDict
+	kind, opName, transport, status enumDict
+	encap                           enumDict
+	srcMAC, dstMAC                  macDict
+	srcIP, dstIP                    addrDict
+	flow                            flowDict
+	noFlow                          flowSlot // the last addresses of rows without a flow
 }
 
 func newPacketWriter(w io.Writer, opts WriterOptions) (*packetWriter, error) {
-	gw, err := NewWriter[PacketRow](w, opts)
+	codec, err := Codec(opts.Compression)
 	if err != nil {
 		return nil, err
 	}
-	pw := &packetWriter{pw: gw.pw, groupN: opts.RowGroupRows, cache: newStringCache()}
+	l, err := packetLayoutOnce()
+	if err != nil {
+		return nil, err
+	}
+	pw := &packetWriter{layout: l, groupN: opts.RowGroupRows, kv: make(map[string]string)}
 	if pw.groupN <= 0 {
 		pw.groupN = DefaultRowGroupRows
 	}
-	for i := range pw.cols {
-		n := batchRows
-		if i == colPFCQuanta {
-			n = 8 * batchRows
-		}
-		pw.cols[i] = make([]parquet.Value, 0, n)
+	for k, v := range opts.Metadata {
+		pw.kv[k] = v
 	}
+	enc := newColEncoder(w, l, codec)
+	if err := enc.write([]byte("PAR1")); err != nil {
+		return nil, err
+	}
+	pw.pipe, pw.cur = startPipeline(enc, l)
+	pw.resetDicts()
 	return pw, nil
 }
 
-// Values for one column: required (definition level 0), optional present
-// (1) or null (0). The in-place setters inline, unlike Value.Level.
-func (w *packetWriter) put(c int, v parquet.Value) {
-	v.SetColumnIndex(c)
-	w.cols[c] = append(w.cols[c], v)
+// setMetadata sets a footer key/value pair.
+func (w *packetWriter) setMetadata(k, v string) { w.kv[k] = v }
+
+// Values of one column: required, optional present (definition level 1)
+// or null (0).
+func (c *colBuf) reqI32(v int32) { c.i32 = append(c.i32, v) }
+func (c *colBuf) reqI64(v int64) { c.i64 = append(c.i64, v) }
+
+func (c *colBuf) reqBool(v bool) {
+	var b byte
+	if v {
+		b = 1
+	}
+	c.b = append(c.b, b)
 }
 
-func (w *packetWriter) opt(c int, v parquet.Value) {
-	v.SetDefinitionLevel(1)
-	v.SetColumnIndex(c)
-	w.cols[c] = append(w.cols[c], v)
-}
-
-func (w *packetWriter) null(c int) {
-	var v parquet.Value
-	v.SetColumnIndex(c)
-	w.cols[c] = append(w.cols[c], v)
-}
-
-func u32(v uint32) parquet.Value { return parquet.Int32Value(int32(v)) }
-func u64(v uint64) parquet.Value { return parquet.Int64Value(int64(v)) }
-
-// str returns a BYTE_ARRAY value that refers to s without copying it.
-func str(s string) parquet.Value {
-	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
-}
-
-func (w *packetWriter) optU32(c int, ok bool, v uint32) {
+func (c *colBuf) optI32(ok bool, v int32) {
 	if ok {
-		w.opt(c, u32(v))
+		c.def = append(c.def, 1)
+		c.i32 = append(c.i32, v)
 	} else {
-		w.null(c)
+		c.def = append(c.def, 0)
 	}
 }
 
-func (w *packetWriter) optU64(c int, ok bool, v uint64) {
+func (c *colBuf) optI64(ok bool, v int64) {
 	if ok {
-		w.opt(c, u64(v))
+		c.def = append(c.def, 1)
+		c.i64 = append(c.i64, v)
 	} else {
-		w.null(c)
+		c.def = append(c.def, 0)
 	}
 }
 
-func (w *packetWriter) optBool(c int, ok, v bool) {
+func (c *colBuf) optBool(ok, v bool) {
 	if ok {
-		w.opt(c, parquet.BooleanValue(v))
+		var b byte
+		if v {
+			b = 1
+		}
+		c.def = append(c.def, 1)
+		c.b = append(c.b, b)
 	} else {
-		w.null(c)
+		c.def = append(c.def, 0)
 	}
 }
 
-func (w *packetWriter) optStr(c int, ok bool, v string) {
+func (c *colBuf) null() { c.def = append(c.def, 0) }
+
+// present appends the definition level of an optional value (1 if ok, 0
+// for null) and returns ok. Columns that are null together share the
+// levels of one of them (defOwner): only that one's present is called.
+func (c *colBuf) present(ok bool) bool {
+	var d uint8
 	if ok {
-		w.opt(c, str(v))
-	} else {
-		w.null(c)
+		d = 1
 	}
-}
-
-func (w *packetWriter) optAddr(c int, a netip.Addr) {
-	if a.IsValid() {
-		w.opt(c, str(w.cache.addr(a)))
-	} else {
-		w.null(c)
-	}
+	c.def = append(c.def, d)
+	return ok
 }
 
 // add appends the row of p, with the null rules of `packets --json`
 // (decode.Packet.AppendJSON). file is the capture's name, flow the flow id
 // ("" for null).
 func (w *packetWriter) add(p *decode.Packet, file, flow string) error {
+	return w.addRow(p, file, nil, flow)
+}
+
+// addFlow is add with the flow given as a *flows.Flow (nil for null): its
+// dictionary index is found by pointer.
+func (w *packetWriter) addFlow(p *decode.Packet, file string, f *flows.Flow) error {
+	return w.addRow(p, file, f, "")
+}
+
+func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow string) error {
 	if w.err != nil {
 		return w.err
 	}
-	w.put(colFrame, parquet.Int64Value(int64(p.Frame)))
-	w.put(colFile, str(file))
-	w.put(colTsNs, parquet.Int64Value(p.TsNs))
-	w.put(colTs, parquet.Int64Value(p.TsNs))
-	w.put(colLen, parquet.Int32Value(int32(p.Len)))
-	w.put(colCapLen, parquet.Int32Value(int32(p.CapLen)))
-	w.put(colKind, str(p.Kind.String()))
-	if p.HasMAC {
-		w.opt(colSrcMAC, str(w.cache.mac(p.SrcMAC)))
-	} else {
-		w.null(colSrcMAC)
+	c := &w.cur.cols
+	c[colFrame].reqI64(int64(p.Frame))
+	c[colFile].reqI32(w.file.index(file))
+	c[colTsNs].reqI64(p.TsNs)
+	c[colTs].reqI64(p.TsNs)
+	c[colLen].reqI32(int32(p.Len))
+	c[colCapLen].reqI32(int32(p.CapLen))
+	c[colKind].reqI32(w.kind.index(uint8(p.Kind), &kindNames))
+	// The flow's slot, or the one of the rows without a flow.
+	fs := &w.noFlow
+	if f != nil {
+		if s := w.flow.slotOf(f); s != nil {
+			fs = s
+		}
 	}
-	if p.HasMAC && p.DstMAC != [6]byte{} {
-		w.opt(colDstMAC, str(w.cache.mac(p.DstMAC)))
-	} else {
-		w.null(colDstMAC)
+	if c[colSrcMAC].present(p.HasMAC) {
+		c[colSrcMAC].reqI32(macIndex(&w.srcMAC, p.SrcMAC, &fs.srcMAC, &fs.iSrcMAC))
 	}
-	vlan := p.VLANCount > 0
-	w.optU32(colVLANID, vlan, uint32(p.VLANID))
-	w.optU32(colVLANPCP, vlan, uint32(p.VLANPCP))
-	w.optAddr(colSrcIP, p.SrcIP)
-	w.optAddr(colDstIP, p.DstIP)
-	ip := p.IPVersion != 0
-	w.optU32(colDSCP, ip, uint32(p.DSCP))
-	w.optU32(colECN, ip, uint32(p.ECN))
-	w.optU32(colTTL, ip, uint32(p.TTL))
-	w.optU32(colUDPSport, p.HasUDP, uint32(p.SrcPort))
-	w.optU32(colUDPDport, p.HasUDP, uint32(p.DstPort))
-
-	b, h := &p.BTH, p.HasBTH
-	w.optU32(colOpcode, h, uint32(b.Opcode))
-	w.optStr(colOpcodeName, h, opcodeNames[b.Opcode])
-	w.optStr(colTransport, h, transportNames[b.Opcode])
-	w.optBool(colSE, h, b.SE)
-	w.optBool(colMigReq, h, b.MigReq)
-	w.optU32(colPad, h, uint32(b.Pad))
-	w.optU32(colTVer, h, uint32(b.TVer))
-	w.optU32(colPKey, h, uint32(b.PKey))
-	w.optBool(colFECN, h, b.FECN)
-	w.optBool(colBECN, h, b.BECN)
-	w.optU32(colDstQPN, h, b.DestQP)
-	w.optBool(colAckReq, h, b.AckReq)
-	w.optU32(colPSN, h, b.PSN)
-
-	reth := p.Ext&decode.ExtRETH != 0
-	w.optU64(colRETHVA, reth, p.RETH.VA)
-	w.optU32(colRETHRKey, reth, p.RETH.RKey)
-	w.optU32(colRETHLen, reth, p.RETH.DMALen)
-	aeth := p.Ext&decode.ExtAETH != 0
-	w.optU32(colAETHSyndrome, aeth, uint32(p.AETH.Syndrome))
-	w.optU32(colAETHMSN, aeth, p.AETH.MSN)
-	deth := p.Ext&decode.ExtDETH != 0
-	w.optU32(colDETHQKey, deth, p.DETH.QKey)
-	w.optU32(colDETHSrcQPN, deth, p.DETH.SrcQP)
-	w.optU32(colImm, p.Ext&decode.ExtImmDt != 0, p.Imm)
-	w.optU32(colIETHRKey, p.Ext&decode.ExtIETH != 0, p.IETHRKey)
-	w.optU32(colXRCSRQ, p.Ext&decode.ExtXRCETH != 0, p.XRCSRQ)
-	at := p.Ext&decode.ExtAtomicETH != 0
-	w.optU64(colAtomicVA, at, p.AtomicETH.VA)
-	w.optU32(colAtomicRKey, at, p.AtomicETH.RKey)
-	w.optU64(colAtomicSwapAdd, at, p.AtomicETH.SwapAdd)
-	w.optU64(colAtomicCompare, at, p.AtomicETH.Compare)
-	w.optU64(colAtomicAckOrig, p.Ext&decode.ExtAtomicAckETH != 0, p.AtomicAckOrig)
-
-	if h && p.HasPayloadLen {
-		w.opt(colPayloadLen, parquet.Int32Value(int32(p.PayloadLen)))
-	} else {
-		w.null(colPayloadLen)
+	if c[colDstMAC].present(p.HasMAC && p.DstMAC != [6]byte{}) {
+		c[colDstMAC].reqI32(macIndex(&w.dstMAC, p.DstMAC, &fs.dstMAC, &fs.iDstMAC))
 	}
-	w.optU32(colICRC, h && p.ICRCStatus != decode.ICRCUnchecked, p.ICRC)
-	w.optStr(colICRCStatus, h, p.ICRCStatus.String())
+	if c[colVLANID].present(p.VLANCount > 0) { // vlan_pcp shares the levels
+		c[colVLANID].reqI32(int32(p.VLANID))
+		c[colVLANPCP].reqI32(int32(p.VLANPCP))
+	}
+	if c[colSrcIP].present(p.SrcIP.IsValid()) {
+		c[colSrcIP].reqI32(addrIndex(&w.srcIP, p.SrcIP, &fs.srcIP, &fs.iSrcIP))
+	}
+	if c[colDstIP].present(p.DstIP.IsValid()) {
+		c[colDstIP].reqI32(addrIndex(&w.dstIP, p.DstIP, &fs.dstIP, &fs.iDstIP))
+	}
+	if c[colDSCP].present(p.IPVersion != 0) {
+		c[colDSCP].reqI32(int32(p.DSCP))
+		c[colECN].reqI32(int32(p.ECN))
+		c[colTTL].reqI32(int32(p.TTL))
+	}
+	if c[colUDPSport].present(p.HasUDP) {
+		c[colUDPSport].reqI32(int32(p.SrcPort))
+		c[colUDPDport].reqI32(int32(p.DstPort))
+	}
+
+	h := p.HasBTH
+	if c[colOpcode].present(h) { // the BTH columns and icrc_status share the levels
+		b := &p.BTH
+		op := uint8(b.Opcode)
+		c[colOpcode].reqI32(int32(op))
+		c[colOpcodeName].reqI32(w.opName.index(op, &opcodeNames))
+		c[colTransport].reqI32(w.transport.index(uint8(b.Opcode.Transport()), &transportCodeNames))
+		c[colSE].reqBool(b.SE)
+		c[colMigReq].reqBool(b.MigReq)
+		c[colPad].reqI32(int32(b.Pad))
+		c[colTVer].reqI32(int32(b.TVer))
+		c[colPKey].reqI32(int32(b.PKey))
+		c[colFECN].reqBool(b.FECN)
+		c[colBECN].reqBool(b.BECN)
+		c[colDstQPN].reqI32(int32(b.DestQP))
+		c[colAckReq].reqBool(b.AckReq)
+		c[colPSN].reqI32(int32(b.PSN))
+		c[colICRCStatus].reqI32(w.status.index(uint8(p.ICRCStatus), &icrcNames))
+	}
+	if c[colRETHVA].present(p.Ext&decode.ExtRETH != 0) {
+		c[colRETHVA].reqI64(int64(p.RETH.VA))
+		c[colRETHRKey].reqI32(int32(p.RETH.RKey))
+		c[colRETHLen].reqI32(int32(p.RETH.DMALen))
+	}
+	if c[colAETHSyndrome].present(p.Ext&decode.ExtAETH != 0) {
+		c[colAETHSyndrome].reqI32(int32(p.AETH.Syndrome))
+		c[colAETHMSN].reqI32(int32(p.AETH.MSN))
+	}
+	if c[colDETHQKey].present(p.Ext&decode.ExtDETH != 0) {
+		c[colDETHQKey].reqI32(int32(p.DETH.QKey))
+		c[colDETHSrcQPN].reqI32(int32(p.DETH.SrcQP))
+	}
+	c[colImm].optI32(p.Ext&decode.ExtImmDt != 0, int32(p.Imm))
+	c[colIETHRKey].optI32(p.Ext&decode.ExtIETH != 0, int32(p.IETHRKey))
+	c[colXRCSRQ].optI32(p.Ext&decode.ExtXRCETH != 0, int32(p.XRCSRQ))
+	if c[colAtomicVA].present(p.Ext&decode.ExtAtomicETH != 0) {
+		c[colAtomicVA].reqI64(int64(p.AtomicETH.VA))
+		c[colAtomicRKey].reqI32(int32(p.AtomicETH.RKey))
+		c[colAtomicSwapAdd].reqI64(int64(p.AtomicETH.SwapAdd))
+		c[colAtomicCompare].reqI64(int64(p.AtomicETH.Compare))
+	}
+	c[colAtomicAckOrig].optI64(p.Ext&decode.ExtAtomicAckETH != 0, int64(p.AtomicAckOrig))
+
+	c[colPayloadLen].optI32(h && p.HasPayloadLen, int32(p.PayloadLen))
+	c[colICRC].optI32(h && p.ICRCStatus != decode.ICRCUnchecked, int32(p.ICRC))
 
 	pfc := p.Kind == decode.KindPFC
-	w.optU32(colPFCEnable, pfc, uint32(p.PFCEnable))
+	c[colPFCEnable].optI32(pfc, int32(p.PFCEnable))
+	q := &c[colPFCQuanta]
 	if pfc {
 		// A list of 8: the first element starts the row (repetition level
 		// 0), the others repeat it (1); all are defined (level 2).
-		q := w.cols[colPFCQuanta]
-		for i, x := range p.PFCQuanta {
-			v := parquet.Int32Value(int32(x))
-			v.SetRepetitionLevel(min(i, 1))
-			v.SetDefinitionLevel(2)
-			v.SetColumnIndex(colPFCQuanta)
-			q = append(q, v)
+		q.rep = append(q.rep, 0, 1, 1, 1, 1, 1, 1, 1)
+		q.def = append(q.def, 2, 2, 2, 2, 2, 2, 2, 2)
+		for _, x := range p.PFCQuanta {
+			q.i32 = append(q.i32, int32(x))
 		}
-		w.cols[colPFCQuanta] = q
 	} else {
-		w.null(colPFCQuanta)
+		q.rep = append(q.rep, 0)
+		q.def = append(q.def, 0)
 	}
-	w.optU32(colPauseQuanta, p.Kind == decode.KindPause, uint32(p.PauseQuanta))
-	w.optStr(colFlow, flow != "", flow)
-	w.put(colTruncated, parquet.BooleanValue(p.Truncated))
-	w.put(colMalformed, parquet.BooleanValue(p.Malformed))
-	w.optStr(colEncap, p.Encap != decode.EncapNone, p.Encap.String())
-	cm := p.CM.Attr != 0
-	w.optU32(colCMAttr, cm, uint32(p.CM.Attr))
-	w.optU32(colCMLocalCommID, cm, p.CM.LocalCommID)
-	w.optU32(colCMRemoteCommID, cm, p.CM.RemoteCommID)
-	w.optU32(colCMLocalQPN, cm, p.CM.LocalQPN)
+	c[colPauseQuanta].optI32(p.Kind == decode.KindPause, int32(p.PauseQuanta))
+	switch {
+	case fs != &w.noFlow:
+		c[colFlow].optI32(true, fs.idx)
+	case f != nil:
+		c[colFlow].optI32(true, w.flow.index(f.ID()))
+	case flow != "":
+		c[colFlow].optI32(true, w.flow.index(flow))
+	default:
+		c[colFlow].null()
+	}
+	c[colTruncated].reqBool(p.Truncated)
+	c[colMalformed].reqBool(p.Malformed)
+	if p.Encap != decode.EncapNone {
+		c[colEncap].optI32(true, w.encap.index(uint8(p.Encap), &encapNames))
+	} else {
+		c[colEncap].null()
+	}
+	if c[colCMAttr].present(p.CM.Attr != 0) {
+		c[colCMAttr].reqI32(int32(p.CM.Attr))
+		c[colCMLocalCommID].reqI32(int32(p.CM.LocalCommID))
+		c[colCMRemoteCommID].reqI32(int32(p.CM.RemoteCommID))
+		c[colCMLocalQPN].reqI32(int32(p.CM.LocalQPN))
+	}
 
-	w.n++
+	w.cur.n++
 	w.rows++
 	w.inGroup++
 	switch {
 	case w.inGroup == w.groupN:
-		if err := w.flushBatch(); err != nil {
-			return err
-		}
-		if err := w.pw.Flush(); err != nil { // ends the row group
-			w.err = err
-			return err
-		}
-		w.inGroup = 0
-	case w.n == batchRows:
-		return w.flushBatch()
+		return w.send(true)
+	case w.cur.n == pageRows:
+		return w.send(false)
 	}
 	return nil
 }
 
-// flushBatch hands the batch to the column writers.
-func (w *packetWriter) flushBatch() error {
-	if w.n == 0 {
-		return w.err
+// macIndex returns the dictionary index of a MAC address, from a flow's
+// slot (last, idx) when the flow's previous row had the same address.
+func macIndex(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
+	if *idx >= 0 && *last == mac {
+		return *idx
 	}
-	for i, cw := range w.pw.ColumnWriters() {
-		if _, err := cw.WriteRowValues(w.cols[i]); err != nil {
-			w.err = err
-			return err
-		}
-		w.cols[i] = w.cols[i][:0]
+	i := d.index(mac)
+	*last, *idx = mac, i
+	return i
+}
+
+// addrIndex is macIndex for IP addresses.
+func addrIndex(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
+	if *idx >= 0 && *last == a {
+		return *idx
 	}
-	w.n = 0
-	return nil
+	i := d.index(a)
+	*last, *idx = a, i
+	return i
+}
+
+// send hands the current pageSet to the worker, with the row group's
+// dictionaries, which start afresh if the set ends the group.
+func (w *packetWriter) send(endGroup bool) error {
+	s := w.cur
+	s.endGroup = endGroup
+	d := &s.dicts
+	d[colFile], d[colKind], d[colOpcodeName], d[colTransport] = w.file.vals, w.kind.vals, w.opName.vals, w.transport.vals
+	d[colICRCStatus], d[colEncap], d[colFlow] = w.status.vals, w.encap.vals, w.flow.vals
+	d[colSrcMAC], d[colDstMAC], d[colSrcIP], d[colDstIP] = w.srcMAC.vals, w.dstMAC.vals, w.srcIP.vals, w.dstIP.vals
+	if endGroup {
+		w.inGroup = 0
+		w.resetDicts()
+	}
+	var err error
+	if w.cur, err = w.pipe.send(s); err != nil {
+		w.err = err
+	}
+	return err
+}
+
+// resetDicts starts new dictionaries (for a new row group). The old
+// values slices stay with the worker, unchanged.
+func (w *packetWriter) resetDicts() {
+	w.file.reset()
+	for _, d := range []*enumDict{&w.kind, &w.opName, &w.transport, &w.status, &w.encap} {
+		d.reset()
+	}
+	w.srcMAC.reset()
+	w.dstMAC.reset()
+	w.srcIP.reset()
+	w.dstIP.reset()
+	w.flow.reset()
+	w.noFlow = flowSlot{iSrcIP: -1, iDstIP: -1, iSrcMAC: -1, iDstMAC: -1}
 }
 
 // Close writes the last rows and the footer.
 func (w *packetWriter) Close() error {
-	if err := w.flushBatch(); err != nil {
+	if w.err != nil {
+		return w.err
+	}
+	if w.inGroup > 0 {
+		if err := w.send(true); err != nil {
+			w.abort()
+			return err
+		}
+	}
+	if err := w.pipe.stop(); err != nil {
+		w.err = err
 		return err
 	}
-	if err := w.pw.Close(); err != nil {
+	keys := make([]string, 0, len(w.kv))
+	for k := range w.kv {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	kv := make([]format.KeyValue, len(keys))
+	for i, k := range keys {
+		kv[i] = format.KeyValue{Key: k, Value: w.kv[k]}
+	}
+	if err := w.pipe.enc.writeFooter(kv); err != nil {
 		w.err = err
 		return err
 	}
@@ -335,43 +438,267 @@ func (w *packetWriter) Close() error {
 	return nil
 }
 
+// release drops the writer's buffers once it is closed or aborted, so that
+// the memory is free for what follows (the analysis, the other tables).
+func (w *packetWriter) release() {
+	w.cur = nil
+	if w.pipe != nil {
+		w.pipe.enc = nil
+		for len(w.pipe.free) > 0 {
+			<-w.pipe.free
+		}
+	}
+	w.file, w.srcMAC, w.dstMAC, w.srcIP, w.dstIP, w.flow = lastDict{}, macDict{}, macDict{}, addrDict{}, addrDict{}, flowDict{}
+}
+
+// abort stops the worker without completing the file. It is safe to call
+// more than once and after Close.
+func (w *packetWriter) abort() {
+	_ = w.pipe.stop()
+	if w.err == nil {
+		w.err = errClosed
+	}
+}
+
 // Rows returns the number of rows added.
 func (w *packetWriter) Rows() int64 { return w.rows }
 
-// stringCache interns the text forms of MACs and IP addresses so that a row
-// costs no allocation once an address has been seen. It is bounded: past
-// maxInterned distinct values each new one is formatted afresh.
-type stringCache struct {
-	macs  map[[6]byte]string
-	addrs map[netip.Addr]string
+// enumDict is the dictionary of a string column whose values are the names
+// of an 8-bit enum: the code is the key, an array lookup.
+type enumDict struct {
+	slot [256]int32 // index+1; 0: not in the dictionary yet
+	vals []string
+}
+
+func (d *enumDict) index(code uint8, names *[256]string) int32 {
+	if s := d.slot[code]; s != 0 {
+		return s - 1
+	}
+	d.vals = append(d.vals, names[code])
+	d.slot[code] = int32(len(d.vals))
+	return int32(len(d.vals) - 1)
+}
+
+func (d *enumDict) reset() { d.slot, d.vals = [256]int32{}, nil }
+
+// lastDict is the dictionary of the file column: the name is nearly always
+// the previous one, compared by pointer first.
+type lastDict struct {
+	last  string
+	lastI int32
+	m     map[string]int32
+	vals  []string
+}
+
+func (d *lastDict) index(s string) int32 {
+	if len(s) == len(d.last) && (unsafe.StringData(s) == unsafe.StringData(d.last) || s == d.last) && len(d.vals) > 0 {
+		return d.lastI
+	}
+	i, ok := d.m[s]
+	if !ok {
+		i = int32(len(d.vals))
+		d.vals = append(d.vals, s)
+		d.m[s] = i
+	}
+	d.last, d.lastI = s, i
+	return i
+}
+
+func (d *lastDict) reset() {
+	d.last, d.lastI, d.vals = "", 0, nil
+	if d.m == nil {
+		d.m = make(map[string]int32)
+	}
+	clear(d.m)
+}
+
+// maxInterned bounds the address texts kept for the whole file.
+const maxInterned = 1 << 16
+
+// Direct-mapped caches in front of the address dictionaries' maps: an
+// entry is valid when its gen is the dictionary's (a new row group bumps
+// gen), and a miss goes to the map and takes the slot.
+const cacheBits = 10
+
+func cacheSlot(x uint64) uint64 { return (x * 0x9E3779B97F4A7C15) >> (64 - cacheBits) }
+
+// macDict is the dictionary of a MAC address column, keyed by the address.
+type macDict struct {
+	cache [1 << cacheBits]struct {
+		key uint64
+		idx int32
+		gen uint32
+	}
+	gen   uint32
+	m     map[[6]byte]int32
+	vals  []string
+	texts map[[6]byte]string
 	buf   []byte
 }
 
-const maxInterned = 1 << 16
-
-func newStringCache() *stringCache {
-	return &stringCache{macs: make(map[[6]byte]string), addrs: make(map[netip.Addr]string)}
+func (d *macDict) index(mac [6]byte) int32 {
+	key := uint64(mac[0]) | uint64(mac[1])<<8 | uint64(mac[2])<<16 | uint64(mac[3])<<24 | uint64(mac[4])<<32 | uint64(mac[5])<<40
+	e := &d.cache[cacheSlot(key)]
+	if e.gen == d.gen && e.key == key {
+		return e.idx
+	}
+	i, ok := d.m[mac]
+	if !ok {
+		i = int32(len(d.vals))
+		d.vals = append(d.vals, d.text(mac))
+		d.m[mac] = i
+	}
+	e.key, e.idx, e.gen = key, i, d.gen
+	return i
 }
 
-func (c *stringCache) mac(m [6]byte) string {
-	if s, ok := c.macs[m]; ok {
+// text returns the text of mac, formatted once per file (up to
+// maxInterned addresses), not once per row group.
+func (d *macDict) text(mac [6]byte) string {
+	if s, ok := d.texts[mac]; ok {
 		return s
 	}
-	c.buf = decode.AppendMAC(c.buf[:0], m)
-	s := string(c.buf)
-	if len(c.macs) < maxInterned {
-		c.macs[m] = s
+	d.buf = decode.AppendMAC(d.buf[:0], mac)
+	s := string(d.buf)
+	if d.texts == nil {
+		d.texts = make(map[[6]byte]string)
+	}
+	if len(d.texts) < maxInterned {
+		d.texts[mac] = s
 	}
 	return s
 }
 
-func (c *stringCache) addr(a netip.Addr) string {
-	if s, ok := c.addrs[a]; ok {
-		return s
+func (d *macDict) reset() {
+	d.vals = nil
+	d.gen++
+	if d.m == nil {
+		d.m = make(map[[6]byte]int32)
 	}
-	s := a.String()
-	if len(c.addrs) < maxInterned {
-		c.addrs[a] = s
+	clear(d.m)
+}
+
+// addrDict is the dictionary of an IP address column, keyed by the
+// address; the text of an address is formatted once per row group.
+type addrDict struct {
+	cache [1 << cacheBits]struct {
+		key netip.Addr
+		idx int32
+		gen uint32
+	}
+	gen   uint32
+	m     map[netip.Addr]int32
+	vals  []string
+	texts map[netip.Addr]string // formatted once per file (up to maxInterned)
+}
+
+func (d *addrDict) index(a netip.Addr) int32 {
+	b := a.As16()
+	lo := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 | uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
+	hi := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+	e := &d.cache[cacheSlot(lo^hi*31)]
+	if e.gen == d.gen && e.key == a {
+		return e.idx
+	}
+	i, ok := d.m[a]
+	if !ok {
+		s, ok := d.texts[a]
+		if !ok {
+			s = a.String()
+			if d.texts == nil {
+				d.texts = make(map[netip.Addr]string)
+			}
+			if len(d.texts) < maxInterned {
+				d.texts[a] = s
+			}
+		}
+		i = int32(len(d.vals))
+		d.vals = append(d.vals, s)
+		d.m[a] = i
+	}
+	e.key, e.idx, e.gen = a, i, d.gen
+	return i
+}
+
+func (d *addrDict) reset() {
+	d.vals = nil
+	d.gen++
+	if d.m == nil {
+		d.m = make(map[netip.Addr]int32)
+	}
+	clear(d.m)
+}
+
+// flowDict is the dictionary of the flow column, keyed by the flow's
+// first-seen index (Export.Packet: an array lookup) or by its id (add).
+type flowDict struct {
+	slot []flowSlot // by flows.Flow.Index
+	gen  uint32
+	byID map[string]int32
+	vals []string
+}
+
+// flowSlot is what a flow's previous row looked up: its flow dictionary
+// index and, for each address column, the address and its index. A
+// flow's frames nearly always carry the same addresses, so a row of a
+// known flow costs comparisons, not hashing.
+type flowSlot struct {
+	idx              int32
+	gen              uint32
+	srcIP, dstIP     netip.Addr
+	srcMAC, dstMAC   [6]byte
+	iSrcIP, iDstIP   int32 // -1: not looked up yet
+	iSrcMAC, iDstMAC int32
+}
+
+// slotOf returns the flowSlot of f for the current row group, or nil.
+func (d *flowDict) slotOf(f *flows.Flow) *flowSlot {
+	n := f.Index()
+	if n < 0 {
+		return nil
+	}
+	if n >= len(d.slot) {
+		m := max(n+1, 2*len(d.slot))
+		d.slot = slices.Grow(d.slot, m-len(d.slot))[:m]
+	}
+	s := &d.slot[n]
+	if s.gen != d.gen {
+		*s = flowSlot{idx: d.index(f.ID()), gen: d.gen, iSrcIP: -1, iDstIP: -1, iSrcMAC: -1, iDstMAC: -1}
 	}
 	return s
+}
+
+func (d *flowDict) index(id string) int32 {
+	if i, ok := d.byID[id]; ok {
+		return i
+	}
+	i := int32(len(d.vals))
+	d.vals = append(d.vals, id)
+	d.byID[id] = i
+	return i
+}
+
+func (d *flowDict) reset() {
+	d.vals = nil
+	d.gen++
+	if d.byID == nil {
+		d.byID = make(map[string]int32)
+	}
+	clear(d.byID)
+}
+
+// Names of the enum codes, computed once so that unknown values (whose
+// String allocates) cost nothing per packet.
+var (
+	kindNames          = enumNames(func(i int) string { return decode.Kind(i).String() })
+	icrcNames          = enumNames(func(i int) string { return decode.ICRCStatus(i).String() })
+	encapNames         = enumNames(func(i int) string { return decode.Encap(i).String() })
+	transportCodeNames = enumNames(func(i int) string { return decode.Transport(i).String() })
+)
+
+func enumNames(name func(int) string) (a [256]string) {
+	for i := range a {
+		a[i] = name(i)
+	}
+	return a
 }

@@ -179,3 +179,31 @@ func TestPSNArithmetic(t *testing.T) {
 		t.Errorf("Add negative = %#x, want 0xffffff", got)
 	}
 }
+
+// ObserveFlow returns the flow FlowOf finds after it: the frame's own
+// (created by the frame when new), nil for PFC, PAUSE and other frames.
+func TestObserveFlowReturnsTheFramesFlow(t *testing.T) {
+	other := &decode.Packet{Kind: decode.KindOther, TsNs: 5}
+	frames := []*decode.Packet{
+		wr(1, 0x11, 0), ack(2, 0x11, 0), wr(3, 0x12, 7), cnp(4, 0x11),
+		pfcFrame(5, [6]byte{2, 0, 0, 0, 0, 1}, 0x08, [8]uint16{3: 100}),
+		pauseFrame(6, [6]byte{2, 0, 0, 0, 0, 1}, 10), other, wr(7, 0x11, 1),
+	}
+	tb := NewTable(Config{})
+	var got []*Flow
+	for _, p := range frames {
+		f := tb.ObserveFlow(p)
+		if want := tb.FlowOf(p); f != want {
+			t.Errorf("frame at %d: ObserveFlow %v, FlowOf %v", p.TsNs, f, want)
+		}
+		got = append(got, f)
+	}
+	for i, wantNil := range []bool{false, false, false, false, true, true, true, false} {
+		if (got[i] == nil) != wantNil {
+			t.Errorf("frame %d: flow %v", i, got[i])
+		}
+	}
+	if got[0] != got[7] || got[0] == got[1] || got[0] == got[2] || len(tb.Flows()) != 3 {
+		t.Errorf("flows %v, table %d flows", got, len(tb.Flows()))
+	}
+}

@@ -106,21 +106,26 @@ func (t *Table) PFC() []*PFCStat { return t.pfcOrder }
 
 // Observe adds one decoded frame. It does not allocate for frames of a known
 // flow or PFC key unless the frame produces an event.
-func (t *Table) Observe(p *decode.Packet) {
+func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
+
+// ObserveFlow is Observe, and returns the flow the frame belongs to (what
+// FlowOf returns after it, without a second lookup), or nil for a frame of
+// no flow.
+func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 	switch p.Kind {
 	case decode.KindPFC:
 		t.observePFC(p)
-		return
+		return nil
 	case decode.KindPause:
 		t.observePause(p)
-		return
+		return nil
 	case decode.KindRoCE, decode.KindCNP:
 	default:
-		return
+		return nil
 	}
 	dst, src, ud, hasSrc, ok := keyParts(p)
 	if !ok {
-		return
+		return nil
 	}
 	f := t.flows.getPacket(p, dst, src, ud, hasSrc)
 	if f == nil {
@@ -128,6 +133,7 @@ func (t *Table) Observe(p *decode.Packet) {
 		f = t.newFlow(k)
 	}
 	t.observeFlow(f, p)
+	return f
 }
 
 // observeFlow is Observe for a RoCE or CNP frame of flow f.

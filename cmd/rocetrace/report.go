@@ -92,7 +92,8 @@ const (
 	pipelineSlab  = 128 << 10
 	pipelineRing  = 16
 	maxIPPacket   = 40 + 65535 // IPv6 header and the largest payload length
-	// deferICRCMin: the ICRCs of smaller IP packets (ACKs, CNPs, frames cut
+	// deferICRCMin: unless the inputs are mapped (the hand-over then costs
+	// no copy), the ICRCs of smaller IP packets (ACKs, CNPs, frames cut
 	// by a mirror's snaplen) are checked where they are decoded, while their
 	// bytes are in that core's cache; only bigger ones go to the consumer.
 	deferICRCMin = 256
@@ -151,6 +152,10 @@ func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([
 		free <- new(packetBatch)
 	}
 	mapped := in.mapped()
+	deferMin := deferICRCMin
+	if mapped {
+		deferMin = 1 // no copy to make: hand every check over
+	}
 	var err error
 	go func() {
 		defer close(full)
@@ -160,7 +165,7 @@ func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([
 		err = in.each(ctx, func(rec *decode.Record) error {
 			if !deferICRC {
 				dec.DecodeRecord(rec, &b.p[b.n])
-			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferICRCMin); ip != nil {
+			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferMin); ip != nil {
 				if !mapped {
 					if b.slab == nil {
 						// Room for one more IP packet past the limit: no growth,

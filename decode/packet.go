@@ -148,7 +148,8 @@ type AtomicETHFields struct {
 // optional parts are present.
 type Packet struct {
 	// The fields are ordered so that those the analysis reads for every
-	// frame (flows and the capture counters) share the first four cache
+	// frame (flows and the capture counters), and those a pipeline's
+	// consumer writes (the ICRC check's), share the first four cache
 	// lines; the rest follows. A pipeline hands packets from one core to
 	// another, and every line read there is a line moved between caches.
 
@@ -189,6 +190,8 @@ type Packet struct {
 	// MAD of management class 0x07), when its fixed fields were captured.
 	CM CMFields
 
+	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
+
 	Offset  int64  // byte offset of the record in its file
 	Problem string // why Malformed, or "" (a constant string: no allocation)
 	Encap   Encap
@@ -213,8 +216,6 @@ type Packet struct {
 	Imm           uint32
 	IETHRKey      uint32
 	XRCSRQ        uint32 // 24 bits
-
-	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
 
 	PFCEnable   uint16    // class-enable vector (wire width)
 	PFCQuanta   [8]uint16 // time[0]..time[7]

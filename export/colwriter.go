@@ -24,8 +24,8 @@ import (
 
 // This file is the low-level half of packets.parquet: a columnar Parquet
 // writer of its own, built on parquet-go's format, encoding and compress
-// packages. The row-level half (packets.go) appends typed values and
-// definition levels to a pageSet, one row at a time; a full pageSet (pageRows
+// packages. The row-level half (packets.go) stores typed values and
+// definition levels in a pageSet's planes, one row at a time; a full pageSet (pageRows
 // rows, or the end of a row group) goes to a worker goroutine that encodes,
 // compresses and buffers one page per column, and writes the row group's
 // column chunks when the group ends. The footer is written by Close once the
@@ -38,31 +38,6 @@ const pageRows = 16 * 1024
 
 // pageSets is the number of pageSets in rotation (double buffering).
 const pageSets = 2
-
-// defOwner maps a column to the column whose definition levels it uses:
-// optional columns that are always null together (the fields of one
-// header) store and encode their levels once.
-var defOwner = func() (o [numPacketColumns]int) {
-	for i := range o {
-		o[i] = i
-	}
-	share := func(owner int, cols ...int) {
-		for _, c := range cols {
-			o[c] = owner
-		}
-	}
-	share(colVLANID, colVLANPCP)
-	share(colDSCP, colECN, colTTL)
-	share(colUDPSport, colUDPDport)
-	share(colOpcode, colOpcodeName, colTransport, colSE, colMigReq, colPad, colTVer, colPKey,
-		colFECN, colBECN, colDstQPN, colAckReq, colPSN, colICRCStatus)
-	share(colRETHVA, colRETHRKey, colRETHLen)
-	share(colAETHSyndrome, colAETHMSN)
-	share(colDETHQKey, colDETHSrcQPN)
-	share(colAtomicVA, colAtomicRKey, colAtomicSwapAdd, colAtomicCompare)
-	share(colCMAttr, colCMLocalCommID, colCMRemoteCommID, colCMLocalQPN)
-	return o
-}()
 
 // colType is how a column's values are stored before encoding.
 type colType uint8
@@ -168,60 +143,259 @@ var packetLayoutOnce = sync.OnceValues(func() (*packetLayout, error) {
 	if n != numPacketColumns {
 		return nil, fmt.Errorf("packets.parquet schema: %d leaf columns, want %d", n, numPacketColumns)
 	}
+	if err := checkStore(&l.cols); err != nil {
+		return nil, err
+	}
 	return l, nil
 })
 
-// colBuf holds one column's part of a pageSet: definition (and repetition)
-// levels of every row and the values of the non-null ones.
-type colBuf struct {
-	def []uint8
-	rep []uint8
-	i32 []int32 // tInt32 values; tDict dictionary indexes
-	i64 []int64
-	b   []byte // tBool, 0 or 1
+// Slots of the page set's typed planes (pageSet): every column's values
+// are stored by row number in a plane of its type, and the definition
+// levels of optional columns in a plane shared by the columns that are
+// null together (the fields of one header). colStore maps each column to
+// its planes; packetLayoutOnce checks it against the schema.
+const (
+	i32File = iota
+	i32Len
+	i32CapLen
+	i32Kind
+	i32SrcMAC
+	i32DstMAC
+	i32VLANID
+	i32VLANPCP
+	i32SrcIP
+	i32DstIP
+	i32DSCP
+	i32ECN
+	i32TTL
+	i32UDPSport
+	i32UDPDport
+	i32Opcode
+	i32OpcodeName
+	i32Transport
+	i32Pad
+	i32TVer
+	i32PKey
+	i32DstQPN
+	i32PSN
+	i32RETHRKey
+	i32RETHLen
+	i32AETHSyndrome
+	i32AETHMSN
+	i32DETHQKey
+	i32DETHSrcQPN
+	i32Imm
+	i32IETHRKey
+	i32XRCSRQ
+	i32AtomicRKey
+	i32PayloadLen
+	i32ICRC
+	i32ICRCStatus
+	i32PFCEnable
+	i32PauseQuanta
+	i32Flow
+	i32Encap
+	i32CMAttr
+	i32CMLocalCommID
+	i32CMRemoteCommID
+	i32CMLocalQPN
+	numI32
+)
+
+const (
+	i64Frame = iota
+	i64TsNs  // ts too: the same values
+	i64RETHVA
+	i64AtomicVA
+	i64AtomicSwapAdd
+	i64AtomicCompare
+	i64AtomicAckOrig
+	numI64
+)
+
+const (
+	bSE = iota
+	bMigReq
+	bFECN
+	bBECN
+	bAckReq
+	bTruncated
+	bMalformed
+	numBool
+)
+
+// Definition level planes (0 null, 1 present), one per group of optional
+// columns that are null together.
+const (
+	dSrcMAC = iota
+	dDstMAC
+	dVLAN // vlan_id, vlan_pcp
+	dSrcIP
+	dDstIP
+	dIP  // dscp, ecn, ttl
+	dUDP // udp_sport, udp_dport
+	dBTH // the BTH columns and icrc_status
+	dRETH
+	dAETH
+	dDETH
+	dImm
+	dIETH
+	dXRC
+	dAtomic
+	dAtomicAck
+	dPayloadLen
+	dICRC
+	dPFC // pfc_enable; pfc_quanta's levels derive from it
+	dPause
+	dFlow
+	dEncap
+	dCM
+	numDef
+)
+
+// store says where a column's values (slot, in the plane of its type) and
+// definition levels (def, -1 for a required column) are. pfc_quanta, a
+// list, has no slot: its values are pageSet.pfcQuanta.
+type store struct{ slot, def int8 }
+
+var colStore = [numPacketColumns]store{
+	colFrame:          {i64Frame, -1},
+	colFile:           {i32File, -1},
+	colTsNs:           {i64TsNs, -1},
+	colTs:             {i64TsNs, -1},
+	colLen:            {i32Len, -1},
+	colCapLen:         {i32CapLen, -1},
+	colKind:           {i32Kind, -1},
+	colSrcMAC:         {i32SrcMAC, dSrcMAC},
+	colDstMAC:         {i32DstMAC, dDstMAC},
+	colVLANID:         {i32VLANID, dVLAN},
+	colVLANPCP:        {i32VLANPCP, dVLAN},
+	colSrcIP:          {i32SrcIP, dSrcIP},
+	colDstIP:          {i32DstIP, dDstIP},
+	colDSCP:           {i32DSCP, dIP},
+	colECN:            {i32ECN, dIP},
+	colTTL:            {i32TTL, dIP},
+	colUDPSport:       {i32UDPSport, dUDP},
+	colUDPDport:       {i32UDPDport, dUDP},
+	colOpcode:         {i32Opcode, dBTH},
+	colOpcodeName:     {i32OpcodeName, dBTH},
+	colTransport:      {i32Transport, dBTH},
+	colSE:             {bSE, dBTH},
+	colMigReq:         {bMigReq, dBTH},
+	colPad:            {i32Pad, dBTH},
+	colTVer:           {i32TVer, dBTH},
+	colPKey:           {i32PKey, dBTH},
+	colFECN:           {bFECN, dBTH},
+	colBECN:           {bBECN, dBTH},
+	colDstQPN:         {i32DstQPN, dBTH},
+	colAckReq:         {bAckReq, dBTH},
+	colPSN:            {i32PSN, dBTH},
+	colRETHVA:         {i64RETHVA, dRETH},
+	colRETHRKey:       {i32RETHRKey, dRETH},
+	colRETHLen:        {i32RETHLen, dRETH},
+	colAETHSyndrome:   {i32AETHSyndrome, dAETH},
+	colAETHMSN:        {i32AETHMSN, dAETH},
+	colDETHQKey:       {i32DETHQKey, dDETH},
+	colDETHSrcQPN:     {i32DETHSrcQPN, dDETH},
+	colImm:            {i32Imm, dImm},
+	colIETHRKey:       {i32IETHRKey, dIETH},
+	colXRCSRQ:         {i32XRCSRQ, dXRC},
+	colAtomicVA:       {i64AtomicVA, dAtomic},
+	colAtomicRKey:     {i32AtomicRKey, dAtomic},
+	colAtomicSwapAdd:  {i64AtomicSwapAdd, dAtomic},
+	colAtomicCompare:  {i64AtomicCompare, dAtomic},
+	colAtomicAckOrig:  {i64AtomicAckOrig, dAtomicAck},
+	colPayloadLen:     {i32PayloadLen, dPayloadLen},
+	colICRC:           {i32ICRC, dICRC},
+	colICRCStatus:     {i32ICRCStatus, dBTH},
+	colPFCEnable:      {i32PFCEnable, dPFC},
+	colPFCQuanta:      {-1, dPFC},
+	colPauseQuanta:    {i32PauseQuanta, dPause},
+	colFlow:           {i32Flow, dFlow},
+	colTruncated:      {bTruncated, -1},
+	colMalformed:      {bMalformed, -1},
+	colEncap:          {i32Encap, dEncap},
+	colCMAttr:         {i32CMAttr, dCM},
+	colCMLocalCommID:  {i32CMLocalCommID, dCM},
+	colCMRemoteCommID: {i32CMRemoteCommID, dCM},
+	colCMLocalQPN:     {i32CMLocalQPN, dCM},
 }
 
-func (c *colBuf) reset() {
-	c.def, c.rep, c.i32, c.i64, c.b = c.def[:0], c.rep[:0], c.i32[:0], c.i64[:0], c.b[:0]
-}
+// aliasOf maps a column whose pages are those of an earlier column (the
+// same values, type and encoding) to that column: ts is ts_ns. Its pages
+// are copied, not encoded again.
+var aliasOf = [numPacketColumns]int{colTs: colTsNs}
 
-// pageSet is one page's worth of rows of every column.
-type pageSet struct {
-	n        int // rows
-	cols     [numPacketColumns]colBuf
-	dicts    [numPacketColumns][]string // the row group's dictionaries so far (tDict columns)
-	endGroup bool                       // the last rows of a row group: write its column chunks
-}
-
-func newPageSet(l *packetLayout) *pageSet {
-	s := new(pageSet)
-	for i := range s.cols {
-		c, spec := &s.cols[i], &l.cols[i]
-		n := pageRows // a PFC row has 8 elements (pfc_quanta): rare, those grow
-		if spec.maxRep > 0 {
-			c.rep = make([]uint8, 0, n)
+// checkStore checks colStore and aliasOf against the schema's columns.
+func checkStore(cols *[numPacketColumns]colSpec) error {
+	limit := [...]int8{tInt32: numI32, tInt64: numI64, tBool: numBool, tDict: numI32}
+	var used [4][numI32]bool
+	for i := range cols {
+		c, st := &cols[i], colStore[i]
+		switch {
+		case c.maxRep > 0:
+			if i != colPFCQuanta || st.slot != -1 || st.def != dPFC || c.typ != tInt32 || c.maxDef != 2 {
+				return fmt.Errorf("packets.parquet schema: unexpected list column %v", c.path)
+			}
+			continue
+		case st.slot < 0 || st.slot >= limit[c.typ] || (c.maxDef > 0) != (st.def >= 0) || c.maxDef > 1:
+			return fmt.Errorf("packets.parquet schema: column %v does not match its storage", c.path)
 		}
-		if spec.maxDef > 0 && defOwner[i] == i {
-			c.def = make([]uint8, 0, n)
+		plane := c.typ
+		if plane == tDict {
+			plane = tInt32
 		}
-		switch spec.typ {
-		case tInt32, tDict:
-			c.i32 = make([]int32, 0, n)
-		case tInt64:
-			c.i64 = make([]int64, 0, n)
-		case tBool:
-			c.b = make([]byte, 0, n)
+		if a := aliasOf[i]; a != 0 {
+			if colStore[a] != st || cols[a].typ != c.typ || cols[a].maxDef != c.maxDef || cols[a].delta != c.delta || cols[a].unsigned != c.unsigned || cols[a].ptype != c.ptype {
+				return fmt.Errorf("packets.parquet schema: column %v is not an alias of %v", c.path, cols[a].path)
+			}
+			continue
 		}
+		if used[plane][st.slot] {
+			return fmt.Errorf("packets.parquet schema: column %v shares its slot", c.path)
+		}
+		used[plane][st.slot] = true
 	}
-	return s
+	return nil
 }
+
+// pageSet is one page's worth of rows of every column: values and
+// definition levels by row number (a null's value is whatever was left
+// there; the worker drops it), so that a row is a fixed number of stores
+// at fixed offsets, with no bounds or capacity checks. Each plane is a
+// cache line longer than pageRows values: planes a power of two apart
+// would put a row's ~80 stores in the same few L1 sets, which evict each
+// other (twice the time per row).
+type pageSet struct {
+	n         int                            // rows
+	i32       [numI32][pageRows + 64/4]int32 // tInt32 values; tDict dictionary indexes
+	i64       [numI64][pageRows + 64/8]int64
+	b         [numBool][pageRows + 64]byte // 0 or 1
+	def       [numDef][pageRows + 64]uint8
+	pfcQuanta []int32                    // pfc_quanta: 8 values per PFC row (rare; grows)
+	dicts     [numPacketColumns][]string // the row group's dictionaries so far (tDict columns)
+	endGroup  bool                       // the last rows of a row group: write its column chunks
+}
+
+func newPageSet() *pageSet { return new(pageSet) }
 
 func (s *pageSet) reset() {
 	s.n, s.endGroup = 0, false
-	for i := range s.cols {
-		s.cols[i].reset()
+	s.pfcQuanta = s.pfcQuanta[:0]
+	for i := range s.dicts {
 		s.dicts[i] = nil
 	}
+}
+
+// colData is one column's part of a pageSet as a page is encoded from it:
+// levels of every row, the values of the non-null ones.
+type colData struct {
+	def, rep  []uint8
+	defPlane  int // def's plane, whose encoding columns share; -1 for none
+	numValues int
+	i32       []int32
+	i64       []int64
+	b         []byte
 }
 
 // pageStat is what the column index and the chunk statistics need of a page.
@@ -231,6 +405,9 @@ type pageStat struct {
 	firstRow int64 // in the row group
 	nulls    int64
 	min, max []byte // PLAIN-encoded; nil for a page of nulls only
+	uncomp   int64  // uncompressed size, header included
+	values   int64  // num_values
+	enc      format.Encoding
 }
 
 // chunkState accumulates one column's pages for the current row group.
@@ -239,12 +416,16 @@ type chunkState struct {
 	pages     []pageStat
 	numValues int64
 	nulls     int64
-	uncomp    int64 // data pages' uncompressed size, headers included
-	seen      []uint64
+	uncomp    int64  // data pages' uncompressed size, headers included
 	arena     []byte // the pages' min and max values
-	skip      int    // pages left to store uncompressed without trying the codec
-	plainRun  int    // pages left to encode PLAIN without trying DELTA_BINARY_PACKED
-	encPages  map[format.Encoding]int32
+	// A dictionary column's entries so far in the row group, in string
+	// order (order) and the position of each in it (rank, by index): a
+	// page's min and max are found by comparing ranks, not strings.
+	order, rank  []int32
+	merge, added []int32 // scratch
+	skip         int     // pages left to store uncompressed without trying the codec
+	plainRun     int     // pages left to encode PLAIN without trying DELTA_BINARY_PACKED
+	encPages     map[format.Encoding]int32
 }
 
 // skipPages is how many pages of a column are stored uncompressed, without
@@ -280,15 +461,21 @@ type colEncoder struct {
 	idxEnc             [2]*thrift.Encoder
 
 	// scratch buffers
-	levels, rep, values, comp, dict []byte
-	def                             [numPacketColumns][]byte // encoded definition levels, by defOwner
-	hbuf                            bytes.Buffer
-	henc                            *thrift.Encoder
-	dictEnc                         rle.DictionaryEncoding
-	plainEnc                        plain.Encoding
-	levelEnc                        rle.Encoding
-	page                            format.PageHeader
-	deltaEnc                        delta.BinaryPackedEncoding
+	levels, rep, lev, values, comp []byte
+	dict                           []byte
+	def                            [numDef][]byte // encoded definition levels, by plane
+	defDone                        [numDef]bool   // def[plane] holds the current set's levels
+	nonNull                        [numDef]int    // present rows of each plane in the current set
+	runs                           [numDef][]run  // runs of present rows (runsOf), by plane
+	runsDone                       [numDef]bool
+	qdef, qrep                     []uint8 // pfc_quanta's levels
+	hbuf                           bytes.Buffer
+	henc                           *thrift.Encoder
+	dictEnc                        rle.DictionaryEncoding
+	plainEnc                       plain.Encoding
+	levelEnc                       rle.Encoding
+	page                           format.PageHeader
+	deltaEnc                       delta.BinaryPackedEncoding
 }
 
 // zstdFast is the zstd codec of packets.parquet's data pages: zstd's
@@ -329,13 +516,22 @@ func (e *colEncoder) header(h *format.PageHeader) ([]byte, error) {
 // encodeSet encodes one page per column from s, and writes the row group
 // when s ends it.
 func (e *colEncoder) encodeSet(s *pageSet) error {
-	if s.n > 0 {
-		for i := range s.cols {
-			if err := e.encodePage(i, &s.cols[i], s.cols[defOwner[i]].def, s.n, s.dicts[i]); err != nil {
+	if rows := s.n; rows > 0 {
+		for d := range s.def {
+			e.nonNull[d] = countOnes(s.def[d][:rows])
+			e.defDone[d], e.runsDone[d] = false, false
+		}
+		for i := range numPacketColumns {
+			if a := aliasOf[i]; a != 0 {
+				e.copyPage(i, a)
+				continue
+			}
+			c := e.columnData(s, i)
+			if err := e.encodePage(i, &c, rows, s.dicts[i]); err != nil {
 				return fmt.Errorf("packets.parquet column %s: %w", e.layout.cols[i].path[0], err)
 			}
 		}
-		e.rows += int64(s.n)
+		e.rows += int64(rows)
 	}
 	if s.endGroup && e.rows > 0 {
 		return e.writeGroup(&s.dicts)
@@ -343,18 +539,173 @@ func (e *colEncoder) encodeSet(s *pageSet) error {
 	return nil
 }
 
+// columnData returns column ci's levels and non-null values in s. The
+// values of an optional column are compacted in place (its plane is not
+// read again before the set is reset).
+func (e *colEncoder) columnData(s *pageSet, ci int) colData {
+	rows := s.n
+	spec, st := &e.layout.cols[ci], colStore[ci]
+	c := colData{defPlane: -1, numValues: rows}
+	if ci == colPFCQuanta {
+		// A PFC row is a list of 8: the first element starts the row
+		// (repetition level 0), the others repeat it (1); all are
+		// defined (level 2). Other rows are null (0, 0).
+		q, r := e.qdef[:0], e.qrep[:0]
+		if e.nonNull[st.def] == 0 {
+			// No PFC row: rows zeros, each.
+			q, r = slices.Grow(q, rows)[:rows], slices.Grow(r, rows)[:rows]
+			clear(q)
+			clear(r)
+			e.qdef, e.qrep = q, r
+			c.def, c.rep, c.numValues, c.i32 = q, r, rows, s.pfcQuanta
+			return c
+		}
+		for _, d := range s.def[st.def][:rows] {
+			if d != 0 {
+				q = append(q, 2, 2, 2, 2, 2, 2, 2, 2)
+				r = append(r, 0, 1, 1, 1, 1, 1, 1, 1)
+			} else {
+				q = append(q, 0)
+				r = append(r, 0)
+			}
+		}
+		e.qdef, e.qrep = q, r
+		c.def, c.rep, c.numValues, c.i32 = q, r, len(r), s.pfcQuanta
+		return c
+	}
+	n := rows
+	var def []uint8
+	if spec.maxDef > 0 {
+		c.defPlane = int(st.def)
+		def = s.def[st.def][:rows]
+		c.def = def
+		n = e.nonNull[st.def]
+	}
+	var runs []run
+	if spec.maxDef > 0 && n > 0 && n < rows {
+		runs = e.runsOf(int(st.def), def)
+	}
+	switch spec.typ {
+	case tInt32, tDict:
+		c.i32 = compact(s.i32[st.slot][:rows], def, n, runs)
+	case tInt64:
+		c.i64 = compact(s.i64[st.slot][:rows], def, n, runs)
+	case tBool:
+		c.b = compact(s.b[st.slot][:rows], def, n, runs)
+	}
+	return c
+}
+
+// run is a range of rows [start, end) whose level is 1.
+type run struct{ start, end int32 }
+
+// runsOf returns the runs of present rows of def plane d, or nil when
+// they are too many and short for copying run by run to pay.
+func (e *colEncoder) runsOf(d int, def []uint8) []run {
+	if e.runsDone[d] {
+		if len(e.runs[d]) == 0 { // too many (there is at least one)
+			return nil
+		}
+		return e.runs[d]
+	}
+	e.runsDone[d] = true
+	rs := e.runs[d][:0]
+	limit := e.nonNull[d]/32 + 1
+	for i := 0; i < len(def); {
+		for i < len(def) && def[i] == 0 {
+			i++
+		}
+		j := i
+		for j < len(def) && def[j] != 0 {
+			j++
+		}
+		if j > i {
+			if len(rs) == limit {
+				e.runs[d] = rs[:0]
+				return nil
+			}
+			rs = append(rs, run{int32(i), int32(j)})
+		}
+		i = j
+	}
+	e.runs[d] = rs
+	return rs
+}
+
+// compact moves the values of the rows whose level is 1 to the front of v
+// and returns them, n of them: run by run if runs is set, else row by row.
+func compact[T any](v []T, def []uint8, n int, runs []run) []T {
+	switch {
+	case n == len(v):
+		return v
+	case n == 0:
+		return v[:0]
+	}
+	if runs != nil {
+		k := 0
+		for _, r := range runs {
+			k += copy(v[k:], v[r.start:r.end])
+		}
+		return v[:n]
+	}
+	// The rows before the first null stay where they are.
+	k := 0
+	for k < len(def) && def[k] != 0 {
+		k++
+	}
+	def = def[:len(v)]
+	for i := k + 1; i < len(def); i++ {
+		v[k] = v[i]
+		k += int(def[i])
+	}
+	return v[:n]
+}
+
+// countOnes returns the number of 1s in levels that are 0 or 1.
+func countOnes(d []uint8) int {
+	n := 0
+	for len(d) >= 8 {
+		// The sum of the eight bytes (at most 8) ends in the top byte.
+		n += int((binary.LittleEndian.Uint64(d) * 0x0101010101010101) >> 56)
+		d = d[8:]
+	}
+	for _, x := range d {
+		n += int(x)
+	}
+	return n
+}
+
+// copyPage appends to column ci's chunk a copy of the page just encoded
+// for column src, which holds the same values (aliasOf).
+func (e *colEncoder) copyPage(ci, src int) {
+	from, st := &e.chunks[src], &e.chunks[ci]
+	ps := from.pages[len(from.pages)-1]
+	body := from.data[ps.offset : ps.offset+int64(ps.size)]
+	if ps.min != nil {
+		ps.min, ps.max = st.stat(ps.min), st.stat(ps.max)
+	}
+	ps.offset = int64(len(st.data))
+	st.data = append(st.data, body...)
+	if st.encPages == nil {
+		st.encPages = make(map[format.Encoding]int32)
+	}
+	st.encPages[ps.enc]++
+	st.uncomp += ps.uncomp
+	st.numValues += ps.values
+	st.nulls += ps.nulls
+	st.skip, st.plainRun = from.skip, from.plainRun
+	st.pages = append(st.pages, ps)
+}
+
 // levelBits is the bit width of levels up to max.
 func levelBits(max uint8) int { return bits.Len8(max) }
 
 // encodePage encodes and compresses the values of c as one DATA_PAGE_V2
 // and appends it to the column's chunk.
-func (e *colEncoder) encodePage(ci int, c *colBuf, def []uint8, rows int, dict []string) error {
+func (e *colEncoder) encodePage(ci int, c *colData, rows int, dict []string) error {
 	spec := &e.layout.cols[ci]
 	st := &e.chunks[ci]
-	numValues := rows
-	if spec.maxRep > 0 {
-		numValues = len(c.rep)
-	}
+	numValues := c.numValues
 	// Levels: RLE, no length prefix (page v2); repetition then definition.
 	var err error
 	e.rep = e.rep[:0]
@@ -364,18 +715,24 @@ func (e *colEncoder) encodePage(ci int, c *colBuf, def []uint8, rows int, dict [
 			return err
 		}
 	}
-	// Columns that share their levels share the encoding too: defOwner's
-	// columns are encoded after it, in the same set.
-	o := defOwner[ci]
-	if spec.maxDef > 0 && o == ci {
-		e.levelEnc.BitWidth = levelBits(spec.maxDef)
-		if e.def[o], err = e.levelEnc.EncodeLevels(e.def[o], def); err != nil {
-			return err
-		}
-	}
 	e.levels = append(e.levels[:0], e.rep...)
 	if spec.maxDef > 0 {
-		e.levels = append(e.levels, e.def[o]...)
+		// Columns that share their levels share the encoding too.
+		e.levelEnc.BitWidth = levelBits(spec.maxDef)
+		if p := c.defPlane; p >= 0 && spec.maxRep == 0 {
+			if !e.defDone[p] {
+				if e.def[p], err = e.levelEnc.EncodeLevels(e.def[p][:0], c.def); err != nil {
+					return err
+				}
+				e.defDone[p] = true
+			}
+			e.levels = append(e.levels, e.def[p]...)
+		} else {
+			if e.lev, err = e.levelEnc.EncodeLevels(e.lev, c.def); err != nil {
+				return err
+			}
+			e.levels = append(e.levels, e.lev...)
+		}
 	}
 	repLen, defLen := len(e.rep), len(e.levels)-len(e.rep)
 
@@ -405,7 +762,7 @@ func (e *colEncoder) encodePage(ci int, c *colBuf, def []uint8, rows int, dict [
 			st.plainRun--
 		}
 		if encoding == format.Plain {
-			if v, err = e.plainEnc.EncodeInt32(v, c.i32); err != nil {
+			if v, err = e.plainEnc.EncodeInt32(v[:0], c.i32); err != nil {
 				return err
 			}
 		}
@@ -431,7 +788,7 @@ func (e *colEncoder) encodePage(ci int, c *colBuf, def []uint8, rows int, dict [
 			st.plainRun--
 		}
 		if encoding == format.Plain {
-			if v, err = e.plainEnc.EncodeInt64(v, c.i64); err != nil {
+			if v, err = e.plainEnc.EncodeInt64(v[:0], c.i64); err != nil {
 				return err
 			}
 		}
@@ -460,7 +817,7 @@ func (e *colEncoder) encodePage(ci int, c *colBuf, def []uint8, rows int, dict [
 			return err
 		}
 		if nonNull > 0 {
-			lo, hi, err := e.dictMinMax(st, c.i32, dict)
+			lo, hi, err := dictMinMax(st, c.i32, dict)
 			if err != nil {
 				return err
 			}
@@ -512,84 +869,166 @@ func (e *colEncoder) encodePage(ci int, c *colBuf, def []uint8, rows int, dict [
 		st.encPages = make(map[format.Encoding]int32)
 	}
 	st.encPages[encoding]++
+	ps.enc, ps.values = encoding, int64(numValues)
 	ps.offset = int64(len(st.data))
 	st.data = append(st.data, hb...)
 	st.data = append(st.data, e.levels...)
 	st.data = append(st.data, body...)
 	ps.size = int32(int64(len(st.data)) - ps.offset)
-	st.uncomp += int64(len(hb)) + int64(h.UncompressedPageSize)
+	ps.uncomp = int64(len(hb)) + int64(h.UncompressedPageSize)
+	st.uncomp += ps.uncomp
 	st.numValues += int64(numValues)
 	st.nulls += ps.nulls
 	st.pages = append(st.pages, ps)
 	return nil
 }
 
-// dictMinMax returns the smallest and largest strings that idx refers to.
-func (e *colEncoder) dictMinMax(st *chunkState, idx []int32, dict []string) (lo, hi string, err error) {
-	words := (len(dict) + 63) / 64
-	if cap(st.seen) < words {
-		st.seen = make([]uint64, words)
+// dictMinMax returns the smallest and largest strings that idx refers to,
+// by comparing their ranks in the dictionary's string order, kept up to
+// date in st as the dictionary grows.
+func dictMinMax(st *chunkState, idx []int32, dict []string) (lo, hi string, err error) {
+	if len(dict) == 1 {
+		// Every index is 0 (the dictionary encoder's bit width says so
+		// too): nothing to compare (the file column, mostly).
+		return dict[0], dict[0], nil
 	}
-	seen := st.seen[:words]
-	clear(seen)
-	for _, x := range idx {
-		if uint(x) >= uint(len(dict)) {
-			return "", "", fmt.Errorf("dictionary index %d out of %d", x, len(dict))
+	if len(dict) > len(st.rank) {
+		st.addToOrder(dict)
+	}
+	rank := st.rank[:len(dict)]
+	// Four independent chains; an index out of range shows as the
+	// largest unsigned index.
+	var top uint32
+	lo0, hi0 := int32(len(rank)), int32(-1)
+	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
+	v := idx
+	for len(v) >= 4 {
+		a, b, c, d := uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3])
+		top = max(top, a, b, c, d)
+		if top >= uint32(len(rank)) {
+			break
 		}
-		seen[x>>6] |= 1 << (x & 63)
+		ra, rb, rc, rd := rank[a], rank[b], rank[c], rank[d]
+		lo0, hi0 = min(lo0, ra), max(hi0, ra)
+		lo1, hi1 = min(lo1, rb), max(hi1, rb)
+		lo2, hi2 = min(lo2, rc), max(hi2, rc)
+		lo3, hi3 = min(lo3, rd), max(hi3, rd)
+		v = v[4:]
 	}
-	first := true
-	for w, word := range seen {
-		for word != 0 {
-			i := w*64 + bits.TrailingZeros64(word)
-			word &= word - 1
-			s := dict[i]
-			if first {
-				lo, hi, first = s, s, false
-				continue
-			}
-			lo, hi = min(lo, s), max(hi, s)
+	for _, x := range v {
+		top = max(top, uint32(x))
+		if top >= uint32(len(rank)) {
+			break
+		}
+		r := rank[x]
+		lo0, hi0 = min(lo0, r), max(hi0, r)
+	}
+	if top >= uint32(len(rank)) {
+		return "", "", fmt.Errorf("dictionary index %d out of %d", int32(top), len(dict))
+	}
+	rlo, rhi := min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
+	return dict[st.order[rlo]], dict[st.order[rhi]], nil
+}
+
+// addToOrder adds the entries of dict after those already ranked to the
+// string order: sorted, then merged with the order so far.
+func (st *chunkState) addToOrder(dict []string) {
+	byString := func(a, b int32) int { return cmp.Compare(dict[a], dict[b]) }
+	added := st.added[:0]
+	for i := len(st.rank); i < len(dict); i++ {
+		added = append(added, int32(i))
+	}
+	slices.SortFunc(added, byString)
+	merged := st.merge[:0]
+	a, b := st.order, added
+	for len(a) > 0 && len(b) > 0 {
+		if byString(b[0], a[0]) < 0 {
+			merged = append(merged, b[0])
+			b = b[1:]
+		} else {
+			merged = append(merged, a[0])
+			a = a[1:]
 		}
 	}
-	return lo, hi, nil
+	merged = append(append(merged, a...), b...)
+	st.order, st.merge, st.added = merged, st.order[:0], added
+	st.rank = slices.Grow(st.rank[:0], len(dict))[:len(dict)]
+	for r, i := range st.order {
+		st.rank[i] = int32(r)
+	}
 }
 
 func minMax32(v []int32, unsigned bool) (lo, hi int32) {
-	lo, hi = v[0], v[0]
 	if unsigned {
-		ulo, uhi := uint32(lo), uint32(hi)
-		for _, x := range v[1:] {
-			ulo, uhi = min(ulo, uint32(x)), max(uhi, uint32(x))
-		}
-		return int32(ulo), int32(uhi)
+		// Flipping the sign bit maps unsigned order onto signed order.
+		const flip = -1 << 31
+		lo, hi = minMaxS32(v, flip)
+		return lo ^ flip, hi ^ flip
 	}
-	for _, x := range v[1:] {
-		lo, hi = min(lo, x), max(hi, x)
+	return minMaxS32(v, 0)
+}
+
+// minMaxS32 returns the signed min and max of the values of v xor flip,
+// with four independent chains of comparisons.
+func minMaxS32(v []int32, flip int32) (lo, hi int32) {
+	lo0, hi0 := v[0]^flip, v[0]^flip
+	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
+	for len(v) >= 4 {
+		a, b, c, d := v[0]^flip, v[1]^flip, v[2]^flip, v[3]^flip
+		lo0, hi0 = min(lo0, a), max(hi0, a)
+		lo1, hi1 = min(lo1, b), max(hi1, b)
+		lo2, hi2 = min(lo2, c), max(hi2, c)
+		lo3, hi3 = min(lo3, d), max(hi3, d)
+		v = v[4:]
 	}
-	return lo, hi
+	for _, x := range v {
+		x ^= flip
+		lo0, hi0 = min(lo0, x), max(hi0, x)
+	}
+	return min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
 }
 
 func minMax64(v []int64, unsigned bool) (lo, hi int64) {
-	lo, hi = v[0], v[0]
 	if unsigned {
-		ulo, uhi := uint64(lo), uint64(hi)
-		for _, x := range v[1:] {
-			ulo, uhi = min(ulo, uint64(x)), max(uhi, uint64(x))
-		}
-		return int64(ulo), int64(uhi)
+		const flip = -1 << 63
+		lo, hi = minMaxS64(v, flip)
+		return lo ^ flip, hi ^ flip
 	}
-	for _, x := range v[1:] {
-		lo, hi = min(lo, x), max(hi, x)
+	return minMaxS64(v, 0)
+}
+
+// minMaxS64 is minMaxS32 for int64.
+func minMaxS64(v []int64, flip int64) (lo, hi int64) {
+	lo0, hi0 := v[0]^flip, v[0]^flip
+	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
+	for len(v) >= 4 {
+		a, b, c, d := v[0]^flip, v[1]^flip, v[2]^flip, v[3]^flip
+		lo0, hi0 = min(lo0, a), max(hi0, a)
+		lo1, hi1 = min(lo1, b), max(hi1, b)
+		lo2, hi2 = min(lo2, c), max(hi2, c)
+		lo3, hi3 = min(lo3, d), max(hi3, d)
+		v = v[4:]
 	}
-	return lo, hi
+	for _, x := range v {
+		x ^= flip
+		lo0, hi0 = min(lo0, x), max(hi0, x)
+	}
+	return min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
 }
 
 // packBools appends the PLAIN encoding of booleans (one byte each, 0 or 1):
 // bit-packed, least significant bit first.
 func packBools(dst, b []byte) []byte {
-	for i := 0; i < len(b); i += 8 {
+	for len(b) >= 8 {
+		// Byte j of x (bit 8j) times 2^(56-7j) lands on bit 56+j; no two
+		// products share a bit, so nothing carries.
+		x := binary.LittleEndian.Uint64(b)
+		dst = append(dst, byte((x&0x0101010101010101)*0x0102040810204080>>56))
+		b = b[8:]
+	}
+	if len(b) > 0 {
 		var x byte
-		for j, v := range b[i:min(i+8, len(b))] {
+		for j, v := range b {
 			x |= (v & 1) << j
 		}
 		dst = append(dst, x)
@@ -735,6 +1174,7 @@ func (e *colEncoder) writeGroup(dicts *[numPacketColumns][]string) error {
 		cc.OffsetIndexLength = int32(int64(e.offIndex.Len()) - cc.OffsetIndexOffset)
 
 		st.data, st.pages, st.numValues, st.nulls, st.uncomp = st.data[:0], nil, 0, 0, 0
+		st.order, st.rank = st.order[:0], st.rank[:0]
 		clear(st.encPages)
 		st.arena = st.arena[:0] // the page index is encoded: nothing refers to it now
 	}
@@ -841,7 +1281,7 @@ type pipeline struct {
 	closed bool
 }
 
-func startPipeline(enc *colEncoder, l *packetLayout) (*pipeline, *pageSet) {
+func startPipeline(enc *colEncoder) (*pipeline, *pageSet) {
 	p := &pipeline{
 		enc:  enc,
 		full: make(chan *pageSet, pageSets),
@@ -849,10 +1289,10 @@ func startPipeline(enc *colEncoder, l *packetLayout) (*pipeline, *pageSet) {
 		done: make(chan struct{}),
 	}
 	for range pageSets - 1 {
-		p.free <- newPageSet(l)
+		p.free <- newPageSet()
 	}
 	go p.run()
-	return p, newPageSet(l)
+	return p, newPageSet()
 }
 
 func (p *pipeline) run() {

@@ -12,18 +12,22 @@
 //
 // packets.parquet is written while the capture is decoded (Export.Packet),
 // by a columnar writer of its own built on parquet-go's format, encoding and
-// compress packages (packets.go, colwriter.go): each frame appends one typed
-// value and its definition level per column to a page set of pageRows
-// (16384) rows; a full page set goes to a worker goroutine, which encodes,
-// compresses and keeps one DATA_PAGE_V2 per column while the next set fills
-// (double buffering), and writes the row group's column chunks every
-// DefaultRowGroupRows rows (--row-group-rows). Levels are RLE; integers
+// compress packages (packets.go, colwriter.go): each frame stores one typed
+// value per column, and one definition level per group of columns that are
+// null together, at its row number in fixed planes of a page set of
+// pageRows (16384) rows (a null's value is left as it is, to be dropped
+// later); a full page set goes to a worker goroutine, which drops the
+// nulls' values, encodes, compresses and keeps one DATA_PAGE_V2 per column
+// while the next set fills (double buffering), and writes the row group's
+// column chunks every DefaultRowGroupRows rows (--row-group-rows). Levels
+// are RLE; integers
 // PLAIN or DELTA_BINARY_PACKED, whichever is at most half the size (frame,
 // ts_ns and ts always delta); strings RLE_DICTIONARY with one dictionary
 // page per row group, whose indexes come from enum codes, addresses and
 // flows without hashing strings. Every column chunk has statistics
-// (null_count, min, max) and the file a page index (column and offset
-// indexes). zstd runs at its fastest level for these pages, and a page the
+// (null_count, min, max; a string column's from its dictionary entries'
+// ranks in string order, kept as the dictionary grows) and the file a page
+// index (column and offset indexes); ts's pages are copies of ts_ns's. zstd runs at its fastest level for these pages, and a page the
 // codec does not shrink by an eighth is stored uncompressed (the column's
 // next pages are then not tried for a while). The schema, key/value
 // metadata and created_by are the ones parquet-go writes for PacketRow.

@@ -80,10 +80,11 @@ const (
 )
 
 // packetWriter writes packets.parquet with the columnar writer of
-// colwriter.go: each frame appends one typed value (eight for a PFC frame's
-// pfc_quanta) and its definition level to every column of the current
-// pageSet; a full pageSet goes to the worker goroutine, which encodes and
-// compresses it while the next one fills. String columns are
+// colwriter.go: each frame stores one typed value per column (eight for a
+// PFC frame's pfc_quanta) and one definition level per group of columns
+// null together at its row of the current pageSet's planes; a full pageSet
+// goes to the worker goroutine, which encodes and compresses it while the
+// next one fills. String columns are
 // dictionary-encoded with a dictionary per row group whose indexes come
 // from the enum codes (kind, opcode_name, transport, icrc_status, encap),
 // the binary MAC and IP addresses, the flow's pointer or the file name, so
@@ -128,7 +129,7 @@ func newPacketWriter(w io.Writer, opts WriterOptions) (*packetWriter, error) {
 	if err := enc.write([]byte("PAR1")); err != nil {
 		return nil, err
 	}
-	pw.pipe, pw.cur = startPipeline(enc, l)
+	pw.pipe, pw.cur = startPipeline(enc)
 	pw.resetDicts()
 	return pw, nil
 }
@@ -136,62 +137,12 @@ func newPacketWriter(w io.Writer, opts WriterOptions) (*packetWriter, error) {
 // setMetadata sets a footer key/value pair.
 func (w *packetWriter) setMetadata(k, v string) { w.kv[k] = v }
 
-// Values of one column: required, optional present (definition level 1)
-// or null (0).
-func (c *colBuf) reqI32(v int32) { c.i32 = append(c.i32, v) }
-func (c *colBuf) reqI64(v int64) { c.i64 = append(c.i64, v) }
-
-func (c *colBuf) reqBool(v bool) {
-	var b byte
-	if v {
-		b = 1
+// b2u is 1 for true, 0 for false: a definition level.
+func b2u(b bool) uint8 {
+	if b {
+		return 1
 	}
-	c.b = append(c.b, b)
-}
-
-func (c *colBuf) optI32(ok bool, v int32) {
-	if ok {
-		c.def = append(c.def, 1)
-		c.i32 = append(c.i32, v)
-	} else {
-		c.def = append(c.def, 0)
-	}
-}
-
-func (c *colBuf) optI64(ok bool, v int64) {
-	if ok {
-		c.def = append(c.def, 1)
-		c.i64 = append(c.i64, v)
-	} else {
-		c.def = append(c.def, 0)
-	}
-}
-
-func (c *colBuf) optBool(ok, v bool) {
-	if ok {
-		var b byte
-		if v {
-			b = 1
-		}
-		c.def = append(c.def, 1)
-		c.b = append(c.b, b)
-	} else {
-		c.def = append(c.def, 0)
-	}
-}
-
-func (c *colBuf) null() { c.def = append(c.def, 0) }
-
-// present appends the definition level of an optional value (1 if ok, 0
-// for null) and returns ok. Columns that are null together share the
-// levels of one of them (defOwner): only that one's present is called.
-func (c *colBuf) present(ok bool) bool {
-	var d uint8
-	if ok {
-		d = 1
-	}
-	c.def = append(c.def, d)
-	return ok
+	return 0
 }
 
 // add appends the row of p, with the null rules of `packets --json`
@@ -211,140 +162,157 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	if w.err != nil {
 		return w.err
 	}
-	c := &w.cur.cols
-	c[colFrame].reqI64(int64(p.Frame))
-	c[colFile].reqI32(w.file.index(file))
-	c[colTsNs].reqI64(p.TsNs)
-	c[colTs].reqI64(p.TsNs)
-	c[colLen].reqI32(int32(p.Len))
-	c[colCapLen].reqI32(int32(p.CapLen))
-	c[colKind].reqI32(w.kind.index(uint8(p.Kind), &kindNames))
+	// Every column gets a value and every group of optional columns a
+	// level at row r of its plane: fixed offsets from s, no bounds checks
+	// (r < pageRows). The values of null rows are left as they come (the
+	// worker drops them), so most fields are stored without a branch; only
+	// dictionary lookups wait for a present value.
+	s := w.cur
+	r := s.n & (pageRows - 1)
+	i32, i64, def := &s.i32, &s.i64, &s.def
+	i64[i64Frame][r] = int64(p.Frame)
+	i32[i32File][r] = w.file.index(file)
+	i64[i64TsNs][r] = p.TsNs // and ts
+	i32[i32Len][r] = int32(p.Len)
+	i32[i32CapLen][r] = int32(p.CapLen)
+	i32[i32Kind][r] = w.kind.index(uint8(p.Kind), &kindNames)
 	// The flow's slot, or the one of the rows without a flow.
 	fs := &w.noFlow
 	if f != nil {
-		if s := w.flow.slotOf(f); s != nil {
-			fs = s
+		if sl := w.flow.slotOf(f); sl != nil {
+			fs = sl
 		}
 	}
-	if c[colSrcMAC].present(p.HasMAC) {
-		c[colSrcMAC].reqI32(macIndex(&w.srcMAC, p.SrcMAC, &fs.srcMAC, &fs.iSrcMAC))
+	def[dSrcMAC][r] = b2u(p.HasMAC)
+	if p.HasMAC {
+		i32[i32SrcMAC][r] = macIndex(&w.srcMAC, p.SrcMAC, &fs.srcMAC, &fs.iSrcMAC)
 	}
-	if c[colDstMAC].present(p.HasMAC && p.DstMAC != [6]byte{}) {
-		c[colDstMAC].reqI32(macIndex(&w.dstMAC, p.DstMAC, &fs.dstMAC, &fs.iDstMAC))
+	hasDst := p.HasMAC && p.DstMAC != [6]byte{}
+	def[dDstMAC][r] = b2u(hasDst)
+	if hasDst {
+		i32[i32DstMAC][r] = macIndex(&w.dstMAC, p.DstMAC, &fs.dstMAC, &fs.iDstMAC)
 	}
-	if c[colVLANID].present(p.VLANCount > 0) { // vlan_pcp shares the levels
-		c[colVLANID].reqI32(int32(p.VLANID))
-		c[colVLANPCP].reqI32(int32(p.VLANPCP))
+	def[dVLAN][r] = b2u(p.VLANCount > 0)
+	if p.VLANCount > 0 {
+		i32[i32VLANID][r] = int32(p.VLANID)
+		i32[i32VLANPCP][r] = int32(p.VLANPCP)
 	}
-	if c[colSrcIP].present(p.SrcIP.IsValid()) {
-		c[colSrcIP].reqI32(addrIndex(&w.srcIP, p.SrcIP, &fs.srcIP, &fs.iSrcIP))
+	def[dSrcIP][r] = b2u(p.SrcIP.IsValid())
+	if p.SrcIP.IsValid() {
+		i32[i32SrcIP][r] = addrIndex(&w.srcIP, p.SrcIP, &fs.srcIP, &fs.iSrcIP)
 	}
-	if c[colDstIP].present(p.DstIP.IsValid()) {
-		c[colDstIP].reqI32(addrIndex(&w.dstIP, p.DstIP, &fs.dstIP, &fs.iDstIP))
+	def[dDstIP][r] = b2u(p.DstIP.IsValid())
+	if p.DstIP.IsValid() {
+		i32[i32DstIP][r] = addrIndex(&w.dstIP, p.DstIP, &fs.dstIP, &fs.iDstIP)
 	}
-	if c[colDSCP].present(p.IPVersion != 0) {
-		c[colDSCP].reqI32(int32(p.DSCP))
-		c[colECN].reqI32(int32(p.ECN))
-		c[colTTL].reqI32(int32(p.TTL))
-	}
-	if c[colUDPSport].present(p.HasUDP) {
-		c[colUDPSport].reqI32(int32(p.SrcPort))
-		c[colUDPDport].reqI32(int32(p.DstPort))
-	}
+	def[dIP][r] = b2u(p.IPVersion != 0)
+	i32[i32DSCP][r] = int32(p.DSCP)
+	i32[i32ECN][r] = int32(p.ECN)
+	i32[i32TTL][r] = int32(p.TTL)
+	def[dUDP][r] = b2u(p.HasUDP)
+	i32[i32UDPSport][r] = int32(p.SrcPort)
+	i32[i32UDPDport][r] = int32(p.DstPort)
 
 	h := p.HasBTH
-	if c[colOpcode].present(h) { // the BTH columns and icrc_status share the levels
-		b := &p.BTH
-		op := uint8(b.Opcode)
-		c[colOpcode].reqI32(int32(op))
-		c[colOpcodeName].reqI32(w.opName.index(op, &opcodeNames))
-		c[colTransport].reqI32(w.transport.index(uint8(b.Opcode.Transport()), &transportCodeNames))
-		c[colSE].reqBool(b.SE)
-		c[colMigReq].reqBool(b.MigReq)
-		c[colPad].reqI32(int32(b.Pad))
-		c[colTVer].reqI32(int32(b.TVer))
-		c[colPKey].reqI32(int32(b.PKey))
-		c[colFECN].reqBool(b.FECN)
-		c[colBECN].reqBool(b.BECN)
-		c[colDstQPN].reqI32(int32(b.DestQP))
-		c[colAckReq].reqBool(b.AckReq)
-		c[colPSN].reqI32(int32(b.PSN))
-		c[colICRCStatus].reqI32(w.status.index(uint8(p.ICRCStatus), &icrcNames))
+	def[dBTH][r] = b2u(h) // the BTH columns and icrc_status
+	b := &p.BTH
+	op := uint8(b.Opcode)
+	if h {
+		i32[i32OpcodeName][r] = w.opName.index(op, &opcodeNames)
+		i32[i32Transport][r] = w.transport.index(uint8(b.Opcode.Transport()), &transportCodeNames)
+		i32[i32ICRCStatus][r] = w.status.index(uint8(p.ICRCStatus), &icrcNames)
 	}
-	if c[colRETHVA].present(p.Ext&decode.ExtRETH != 0) {
-		c[colRETHVA].reqI64(int64(p.RETH.VA))
-		c[colRETHRKey].reqI32(int32(p.RETH.RKey))
-		c[colRETHLen].reqI32(int32(p.RETH.DMALen))
-	}
-	if c[colAETHSyndrome].present(p.Ext&decode.ExtAETH != 0) {
-		c[colAETHSyndrome].reqI32(int32(p.AETH.Syndrome))
-		c[colAETHMSN].reqI32(int32(p.AETH.MSN))
-	}
-	if c[colDETHQKey].present(p.Ext&decode.ExtDETH != 0) {
-		c[colDETHQKey].reqI32(int32(p.DETH.QKey))
-		c[colDETHSrcQPN].reqI32(int32(p.DETH.SrcQP))
-	}
-	c[colImm].optI32(p.Ext&decode.ExtImmDt != 0, int32(p.Imm))
-	c[colIETHRKey].optI32(p.Ext&decode.ExtIETH != 0, int32(p.IETHRKey))
-	c[colXRCSRQ].optI32(p.Ext&decode.ExtXRCETH != 0, int32(p.XRCSRQ))
-	if c[colAtomicVA].present(p.Ext&decode.ExtAtomicETH != 0) {
-		c[colAtomicVA].reqI64(int64(p.AtomicETH.VA))
-		c[colAtomicRKey].reqI32(int32(p.AtomicETH.RKey))
-		c[colAtomicSwapAdd].reqI64(int64(p.AtomicETH.SwapAdd))
-		c[colAtomicCompare].reqI64(int64(p.AtomicETH.Compare))
-	}
-	c[colAtomicAckOrig].optI64(p.Ext&decode.ExtAtomicAckETH != 0, int64(p.AtomicAckOrig))
+	i32[i32Opcode][r] = int32(op)
+	i32[i32Pad][r] = int32(b.Pad)
+	i32[i32TVer][r] = int32(b.TVer)
+	i32[i32PKey][r] = int32(b.PKey)
+	i32[i32DstQPN][r] = int32(b.DestQP)
+	i32[i32PSN][r] = int32(b.PSN)
+	bl := &s.b
+	bl[bSE][r] = b2u(b.SE)
+	bl[bMigReq][r] = b2u(b.MigReq)
+	bl[bFECN][r] = b2u(b.FECN)
+	bl[bBECN][r] = b2u(b.BECN)
+	bl[bAckReq][r] = b2u(b.AckReq)
+	bl[bTruncated][r] = b2u(p.Truncated)
+	bl[bMalformed][r] = b2u(p.Malformed)
 
-	c[colPayloadLen].optI32(h && p.HasPayloadLen, int32(p.PayloadLen))
-	c[colICRC].optI32(h && p.ICRCStatus != decode.ICRCUnchecked, int32(p.ICRC))
+	ext := p.Ext
+	def[dRETH][r] = b2u(ext&decode.ExtRETH != 0)
+	i64[i64RETHVA][r] = int64(p.RETH.VA)
+	i32[i32RETHRKey][r] = int32(p.RETH.RKey)
+	i32[i32RETHLen][r] = int32(p.RETH.DMALen)
+	def[dAETH][r] = b2u(ext&decode.ExtAETH != 0)
+	i32[i32AETHSyndrome][r] = int32(p.AETH.Syndrome)
+	i32[i32AETHMSN][r] = int32(p.AETH.MSN)
+	// The rarer headers' values are stored only when present: their
+	// planes' cache lines are not written for nothing.
+	def[dDETH][r] = b2u(ext&decode.ExtDETH != 0)
+	def[dImm][r] = b2u(ext&decode.ExtImmDt != 0)
+	def[dIETH][r] = b2u(ext&decode.ExtIETH != 0)
+	def[dXRC][r] = b2u(ext&decode.ExtXRCETH != 0)
+	def[dAtomic][r] = b2u(ext&decode.ExtAtomicETH != 0)
+	def[dAtomicAck][r] = b2u(ext&decode.ExtAtomicAckETH != 0)
+	if ext&(decode.ExtDETH|decode.ExtImmDt|decode.ExtIETH|decode.ExtXRCETH|decode.ExtAtomicETH|decode.ExtAtomicAckETH) != 0 {
+		i32[i32DETHQKey][r] = int32(p.DETH.QKey)
+		i32[i32DETHSrcQPN][r] = int32(p.DETH.SrcQP)
+		i32[i32Imm][r] = int32(p.Imm)
+		i32[i32IETHRKey][r] = int32(p.IETHRKey)
+		i32[i32XRCSRQ][r] = int32(p.XRCSRQ)
+		i64[i64AtomicVA][r] = int64(p.AtomicETH.VA)
+		i32[i32AtomicRKey][r] = int32(p.AtomicETH.RKey)
+		i64[i64AtomicSwapAdd][r] = int64(p.AtomicETH.SwapAdd)
+		i64[i64AtomicCompare][r] = int64(p.AtomicETH.Compare)
+		i64[i64AtomicAckOrig][r] = int64(p.AtomicAckOrig)
+	}
+
+	def[dPayloadLen][r] = b2u(h && p.HasPayloadLen)
+	i32[i32PayloadLen][r] = int32(p.PayloadLen)
+	def[dICRC][r] = b2u(h && p.ICRCStatus != decode.ICRCUnchecked)
+	i32[i32ICRC][r] = int32(p.ICRC)
 
 	pfc := p.Kind == decode.KindPFC
-	c[colPFCEnable].optI32(pfc, int32(p.PFCEnable))
-	q := &c[colPFCQuanta]
+	def[dPFC][r] = b2u(pfc) // pfc_enable and pfc_quanta
 	if pfc {
-		// A list of 8: the first element starts the row (repetition level
-		// 0), the others repeat it (1); all are defined (level 2).
-		q.rep = append(q.rep, 0, 1, 1, 1, 1, 1, 1, 1)
-		q.def = append(q.def, 2, 2, 2, 2, 2, 2, 2, 2)
+		i32[i32PFCEnable][r] = int32(p.PFCEnable)
 		for _, x := range p.PFCQuanta {
-			q.i32 = append(q.i32, int32(x))
+			s.pfcQuanta = append(s.pfcQuanta, int32(x))
 		}
-	} else {
-		q.rep = append(q.rep, 0)
-		q.def = append(q.def, 0)
 	}
-	c[colPauseQuanta].optI32(p.Kind == decode.KindPause, int32(p.PauseQuanta))
+	def[dPause][r] = b2u(p.Kind == decode.KindPause)
+	if p.Kind == decode.KindPause {
+		i32[i32PauseQuanta][r] = int32(p.PauseQuanta)
+	}
+	def[dFlow][r] = 1
 	switch {
 	case fs != &w.noFlow:
-		c[colFlow].optI32(true, fs.idx)
+		i32[i32Flow][r] = fs.idx
 	case f != nil:
-		c[colFlow].optI32(true, w.flow.index(f.ID()))
+		i32[i32Flow][r] = w.flow.index(f.ID())
 	case flow != "":
-		c[colFlow].optI32(true, w.flow.index(flow))
+		i32[i32Flow][r] = w.flow.index(flow)
 	default:
-		c[colFlow].null()
+		def[dFlow][r] = 0
 	}
-	c[colTruncated].reqBool(p.Truncated)
-	c[colMalformed].reqBool(p.Malformed)
+	def[dEncap][r] = b2u(p.Encap != decode.EncapNone)
 	if p.Encap != decode.EncapNone {
-		c[colEncap].optI32(true, w.encap.index(uint8(p.Encap), &encapNames))
-	} else {
-		c[colEncap].null()
+		i32[i32Encap][r] = w.encap.index(uint8(p.Encap), &encapNames)
 	}
-	if c[colCMAttr].present(p.CM.Attr != 0) {
-		c[colCMAttr].reqI32(int32(p.CM.Attr))
-		c[colCMLocalCommID].reqI32(int32(p.CM.LocalCommID))
-		c[colCMRemoteCommID].reqI32(int32(p.CM.RemoteCommID))
-		c[colCMLocalQPN].reqI32(int32(p.CM.LocalQPN))
+	def[dCM][r] = b2u(p.CM.Attr != 0)
+	if p.CM.Attr != 0 {
+		i32[i32CMAttr][r] = int32(p.CM.Attr)
+		i32[i32CMLocalCommID][r] = int32(p.CM.LocalCommID)
+		i32[i32CMRemoteCommID][r] = int32(p.CM.RemoteCommID)
+		i32[i32CMLocalQPN][r] = int32(p.CM.LocalQPN)
 	}
 
-	w.cur.n++
+	s.n++
 	w.rows++
 	w.inGroup++
 	switch {
 	case w.inGroup == w.groupN:
 		return w.send(true)
-	case w.cur.n == pageRows:
+	case s.n == pageRows:
 		return w.send(false)
 	}
 	return nil

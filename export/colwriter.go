@@ -43,7 +43,7 @@ const pageSets = 2
 type colType uint8
 
 const (
-	tInt32 colType = iota // INT32, PLAIN
+	tInt32 colType = iota // INT32, PLAIN or DELTA_BINARY_PACKED; RLE_DICTIONARY first if colSpec.intDict
 	tInt64                // INT64, PLAIN or DELTA_BINARY_PACKED
 	tBool                 // BOOLEAN, PLAIN (bit-packed)
 	tDict                 // BYTE_ARRAY (STRING), RLE_DICTIONARY with a dictionary page per row group
@@ -57,8 +57,34 @@ type colSpec struct {
 	maxRep   uint8
 	delta    bool
 	unsigned bool // integer statistics compare as unsigned (INT(n,false))
+	intDict  bool // tInt32 tried as RLE_DICTIONARY first (intDictColumns)
 	path     []string
 }
+
+// intDictColumns are the INT32 columns whose pages are dictionary-encoded
+// (RLE_DICTIONARY, a PLAIN dictionary page per column chunk) while the
+// chunk's dictionary stays within intDictMax values below intDictDomain:
+// lengths, ports, header fields of a few values, for which bit-packed
+// indexes are a fraction of the PLAIN or delta page, and leave the codec
+// less to do. A chunk whose dictionary outgrows that falls back to PLAIN
+// or DELTA_BINARY_PACKED for the rest of the row group (the dictionary
+// page keeps the values of the pages before). Not tried: PSNs, ICRCs,
+// keys, MSNs, CM ids (mostly distinct or wide values).
+var intDictColumns = []int{
+	colLen, colCapLen, colVLANID, colVLANPCP, colDSCP, colECN, colTTL,
+	colUDPSport, colUDPDport, colOpcode, colPad, colTVer, colPKey, colDstQPN,
+	colRETHLen, colAETHSyndrome, colPayloadLen,
+}
+
+const (
+	// intDictMax is the most values an integer column chunk's dictionary
+	// holds (8-bit indexes); one more and the chunk falls back.
+	intDictMax = 256
+	// intDictDomain bounds the values of an integer dictionary: they are
+	// looked up in a table indexed by value, not hashed. A value out of
+	// [0, intDictDomain) makes the chunk fall back.
+	intDictDomain = 1 << 16
+)
 
 // packetLayout is the schema of packets.parquet as parquet-go writes it for
 // PacketRow (schema elements, column orders, created_by), and the leaf
@@ -142,6 +168,12 @@ var packetLayoutOnce = sync.OnceValues(func() (*packetLayout, error) {
 	}
 	if n != numPacketColumns {
 		return nil, fmt.Errorf("packets.parquet schema: %d leaf columns, want %d", n, numPacketColumns)
+	}
+	for _, i := range intDictColumns {
+		if l.cols[i].typ != tInt32 || l.cols[i].maxRep > 0 {
+			return nil, fmt.Errorf("packets.parquet schema: column %v cannot be an integer dictionary", l.cols[i].path)
+		}
+		l.cols[i].intDict = true
 	}
 	if err := checkStore(&l.cols); err != nil {
 		return nil, err
@@ -423,9 +455,65 @@ type chunkState struct {
 	// page's min and max are found by comparing ranks, not strings.
 	order, rank  []int32
 	merge, added []int32 // scratch
+	seen         []byte  // scratch of seenRange: the entries a page refers to
 	skip         int     // pages left to store uncompressed without trying the codec
 	plainRun     int     // pages left to encode PLAIN without trying DELTA_BINARY_PACKED
 	encPages     map[format.Encoding]int32
+	// An integer dictionary column's (colSpec.intDict) dictionary in the
+	// row group: its values by index (ivals) and, by value, index+1 (islot;
+	// 0: not in it), allocated at first use. fellBack: the chunk's pages
+	// from now on are PLAIN or DELTA_BINARY_PACKED.
+	ivals    []int32
+	islot    *[intDictDomain]uint16
+	fellBack bool
+}
+
+// dictIndexes stores in dst the dictionary indexes of v, adding the values
+// not yet in the chunk's dictionary, and returns them with the largest
+// (0 if none). If the dictionary would outgrow intDictMax or a value is
+// out of its domain, the values added for v are taken out again and ok is
+// false: the chunk falls back.
+func (st *chunkState) dictIndexes(dst, v []int32) (idx []int32, top int32, ok bool) {
+	if st.islot == nil {
+		st.islot = new([intDictDomain]uint16)
+	}
+	slot := st.islot
+	dst = slices.Grow(dst[:0], len(v))[:len(v)]
+	n0 := len(st.ivals)
+	var hi uint16 // index+1
+	for i, x := range v {
+		u := uint32(x)
+		if u >= intDictDomain {
+			return st.undoDict(dst, n0)
+		}
+		s := slot[u]
+		if s == 0 {
+			if len(st.ivals) == intDictMax {
+				return st.undoDict(dst, n0)
+			}
+			st.ivals = append(st.ivals, x)
+			s = uint16(len(st.ivals))
+			slot[u] = s
+		}
+		hi = max(hi, s)
+		dst[i] = int32(s) - 1
+	}
+	return dst, max(int32(hi)-1, 0), true
+}
+
+// undoDict takes the dictionary values from index n0 on out again.
+func (st *chunkState) undoDict(dst []int32, n0 int) ([]int32, int32, bool) {
+	for _, x := range st.ivals[n0:] {
+		st.islot[uint32(x)] = 0
+	}
+	st.ivals = st.ivals[:n0]
+	return dst, 0, false
+}
+
+// resetDict empties an integer dictionary for the next row group.
+func (st *chunkState) resetDict() {
+	st.undoDict(nil, 0)
+	st.fellBack = false
 }
 
 // skipPages is how many pages of a column are stored uncompressed, without
@@ -463,6 +551,7 @@ type colEncoder struct {
 	// scratch buffers
 	levels, rep, lev, values, comp []byte
 	dict                           []byte
+	idx                            []int32        // an integer dictionary page's indexes
 	def                            [numDef][]byte // encoded definition levels, by plane
 	defDone                        [numDef]bool   // def[plane] holds the current set's levels
 	nonNull                        [numDef]int    // present rows of each plane in the current set
@@ -471,7 +560,8 @@ type colEncoder struct {
 	qdef, qrep                     []uint8 // pfc_quanta's levels
 	hbuf                           bytes.Buffer
 	henc                           *thrift.Encoder
-	dictEnc                        rle.DictionaryEncoding
+	dictIdx                        rle.Encoding // dictionary indexes, after their bit width
+	idxBuf                         []byte
 	plainEnc                       plain.Encoding
 	levelEnc                       rle.Encoding
 	page                           format.PageHeader
@@ -742,14 +832,32 @@ func (e *colEncoder) encodePage(ci int, c *colData, rows int, dict []string) err
 	v := e.values[:0]
 	switch spec.typ {
 	case tInt32:
-		// DELTA_BINARY_PACKED when it is at most half the size of PLAIN
-		// (constant or slowly changing values: lengths, DSCP, TTL, ...):
-		// less for the codec to chew, and smaller.
-		// A column whose page went PLAIN skips the attempt for its next
-		// skipPages pages.
+		// RLE_DICTIONARY for the columns of few values (intDictColumns)
+		// until their chunk falls back. Otherwise DELTA_BINARY_PACKED
+		// when it is at most half the size of PLAIN (slowly changing
+		// values): less for the codec to chew, and smaller. A column
+		// whose page went PLAIN skips the attempt for its next skipPages
+		// pages.
 		nonNull = len(c.i32)
 		encoding = format.Plain
-		if st.plainRun == 0 {
+		if spec.intDict && !st.fellBack {
+			// Dictionary indexes, until the chunk falls back; a page of
+			// nulls is an empty RLE_DICTIONARY page (a chunk does not go
+			// back to the dictionary after a PLAIN page).
+			var ok bool
+			var top int32
+			if e.idx, top, ok = st.dictIndexes(e.idx, c.i32); ok {
+				encoding = format.RLEDictionary
+				if v, err = e.encodeIndexes(v, e.idx, top); err != nil {
+					return err
+				}
+			} else {
+				st.fellBack = true
+			}
+		}
+		switch {
+		case encoding == format.RLEDictionary:
+		case st.plainRun == 0:
 			encoding = format.DeltaBinaryPacked
 			if v, err = e.deltaEnc.EncodeInt32(v, c.i32); err != nil {
 				return err
@@ -758,7 +866,7 @@ func (e *colEncoder) encodePage(ci int, c *colData, rows int, dict []string) err
 				encoding = format.Plain
 				st.plainRun = skipPages
 			}
-		} else {
+		default:
 			st.plainRun--
 		}
 		if encoding == format.Plain {
@@ -813,16 +921,17 @@ func (e *colEncoder) encodePage(ci int, c *colData, rows int, dict []string) err
 	case tDict:
 		nonNull = len(c.i32)
 		encoding = format.RLEDictionary
-		if v, err = e.dictEnc.EncodeInt32(v, c.i32); err != nil {
-			return err
-		}
+		var top int32
 		if nonNull > 0 {
-			lo, hi, err := dictMinMax(st, c.i32, dict)
-			if err != nil {
+			var lo, hi string
+			if lo, hi, top, err = dictRange(st, c.i32, dict); err != nil {
 				return err
 			}
 			ps.min = st.stat(unsafe.Slice(unsafe.StringData(lo), len(lo)))
 			ps.max = st.stat(unsafe.Slice(unsafe.StringData(hi), len(hi)))
+		}
+		if v, err = e.encodeIndexes(v, c.i32, top); err != nil {
+			return err
 		}
 	}
 	e.values = v
@@ -883,19 +992,42 @@ func (e *colEncoder) encodePage(ci int, c *colData, rows int, dict []string) err
 	return nil
 }
 
-// dictMinMax returns the smallest and largest strings that idx refers to,
-// by comparing their ranks in the dictionary's string order, kept up to
-// date in st as the dictionary grows.
+// encodeIndexes appends to dst[:0] the RLE_DICTIONARY encoding of
+// dictionary indexes whose largest is top: the bit width, then the
+// RLE/bit-packed hybrid (the width is known, not searched for).
+func (e *colEncoder) encodeIndexes(dst []byte, idx []int32, top int32) ([]byte, error) {
+	e.dictIdx.BitWidth = bits.Len32(uint32(top))
+	var err error
+	if e.idxBuf, err = e.dictIdx.EncodeInt32(e.idxBuf, idx); err != nil {
+		return dst, err
+	}
+	dst = append(dst[:0], byte(e.dictIdx.BitWidth))
+	return append(dst, e.idxBuf...), nil
+}
+
+// dictMinMax returns the smallest and largest strings that idx refers to
+// (dictRange).
 func dictMinMax(st *chunkState, idx []int32, dict []string) (lo, hi string, err error) {
+	lo, hi, _, err = dictRange(st, idx, dict)
+	return lo, hi, err
+}
+
+// dictRange returns the smallest and largest strings that idx refers to,
+// by comparing their ranks in the dictionary's string order, kept up to
+// date in st as the dictionary grows, and the largest index.
+func dictRange(st *chunkState, idx []int32, dict []string) (lo, hi string, maxIdx int32, err error) {
 	if len(dict) == 1 {
-		// Every index is 0 (the dictionary encoder's bit width says so
-		// too): nothing to compare (the file column, mostly).
-		return dict[0], dict[0], nil
+		// Every index is 0 (the index encoder checks it, at bit width
+		// 0): nothing to compare (the file column, mostly).
+		return dict[0], dict[0], 0, nil
 	}
 	if len(dict) > len(st.rank) {
 		st.addToOrder(dict)
 	}
 	rank := st.rank[:len(dict)]
+	if len(dict) <= 4*len(idx) {
+		return st.seenRange(idx, dict)
+	}
 	// Four independent chains; an index out of range shows as the
 	// largest unsigned index.
 	var top uint32
@@ -924,10 +1056,48 @@ func dictMinMax(st *chunkState, idx []int32, dict []string) (lo, hi string, err 
 		lo0, hi0 = min(lo0, r), max(hi0, r)
 	}
 	if top >= uint32(len(rank)) {
-		return "", "", fmt.Errorf("dictionary index %d out of %d", int32(top), len(dict))
+		return "", "", 0, fmt.Errorf("dictionary index %d out of %d", int32(top), len(dict))
 	}
 	rlo, rhi := min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
-	return dict[st.order[rlo]], dict[st.order[rhi]], nil
+	return dict[st.order[rlo]], dict[st.order[rhi]], int32(top), nil
+}
+
+// seenRange is dictRange for a dictionary not much larger than the page:
+// each index marks its entry (a store, no dependency between values), and
+// the ranks of the marked entries are compared once each.
+func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top int32, err error) {
+	n := len(dict)
+	padded := (n + 7) &^ 7
+	if len(st.seen) < padded {
+		st.seen = make([]byte, 2*padded) // zeros; entries are cleared as they are read
+	}
+	seen := st.seen[:n]
+	for _, x := range idx {
+		u := uint32(x)
+		if u >= uint32(len(seen)) {
+			clear(seen)
+			return "", "", 0, fmt.Errorf("dictionary index %d out of %d", x, n)
+		}
+		seen[u] = 1
+	}
+	rank := st.rank[:n]
+	rlo, rhi := int32(n), int32(-1)
+	top = -1
+	words := st.seen[:padded]
+	for i := 0; i < padded; i += 8 {
+		if binary.LittleEndian.Uint64(words[i:]) == 0 {
+			continue
+		}
+		for j := i; j < i+8 && j < n; j++ {
+			if words[j] != 0 {
+				words[j] = 0
+				r := rank[j]
+				rlo, rhi = min(rlo, r), max(rhi, r)
+				top = int32(j)
+			}
+		}
+	}
+	return dict[st.order[rlo]], dict[st.order[rhi]], top, nil
 }
 
 // addToOrder adds the entries of dict after those already ranked to the
@@ -1075,8 +1245,20 @@ func (e *colEncoder) writeGroup(dicts *[numPacketColumns][]string) error {
 			NumValues:    st.numValues,
 		}
 		var comp, uncomp int64
-		if spec.typ == tDict {
-			n, u, err := e.writeDictPage(dicts[i])
+		// A string column has a dictionary page; an integer column one if
+		// any of its pages refers to it.
+		hasDict := spec.typ == tDict || st.encPages[format.RLEDictionary] > 0
+		if hasDict {
+			var n, u int64
+			var err error
+			if spec.typ == tDict {
+				n, u, err = e.writeDictPage(e.stringDict(dicts[i]), len(dicts[i]))
+			} else {
+				e.dict, err = e.plainEnc.EncodeInt32(e.dict[:0], st.ivals)
+				if err == nil {
+					n, u, err = e.writeDictPage(e.dict, len(st.ivals))
+				}
+			}
 			if err != nil {
 				return fmt.Errorf("packets.parquet column %s: %w", spec.path[0], err)
 			}
@@ -1093,8 +1275,9 @@ func (e *colEncoder) writeGroup(dicts *[numPacketColumns][]string) error {
 		md.TotalCompressedSize, md.TotalUncompressedSize = comp, uncomp
 		// The encodings, in the order parquet-go lists them: values'
 		// (PLAIN first), then RLE for the levels; a dictionary column's
-		// PLAIN is its dictionary page's.
-		if spec.typ == tDict {
+		// PLAIN is its dictionary page's, and its encodings are in
+		// ascending order (parquet-go's PLAIN, RLE, RLE_DICTIONARY).
+		if hasDict {
 			md.Encoding = append(md.Encoding, format.Plain)
 		}
 		for _, enc := range []format.Encoding{format.Plain, format.DeltaBinaryPacked, format.RLEDictionary} {
@@ -1102,17 +1285,16 @@ func (e *colEncoder) writeGroup(dicts *[numPacketColumns][]string) error {
 			if n == 0 {
 				continue
 			}
-			if enc != format.Plain || spec.typ != tDict {
+			if enc != format.Plain || !hasDict {
 				md.Encoding = append(md.Encoding, enc)
 			}
 			md.EncodingStats = append(md.EncodingStats, format.PageEncodingStats{PageType: format.DataPageV2, Encoding: enc, Count: n})
 		}
 		if spec.maxDef > 0 {
 			md.Encoding = append(md.Encoding, format.RLE)
-			if spec.typ == tDict {
-				// parquet-go's order: PLAIN, RLE, RLE_DICTIONARY.
-				md.Encoding[1], md.Encoding[len(md.Encoding)-1] = md.Encoding[len(md.Encoding)-1], md.Encoding[1]
-			}
+		}
+		if hasDict {
+			slices.Sort(md.Encoding)
 		}
 		ci := format.ColumnIndex{
 			NullPages:  make([]bool, len(st.pages)),
@@ -1175,6 +1357,9 @@ func (e *colEncoder) writeGroup(dicts *[numPacketColumns][]string) error {
 
 		st.data, st.pages, st.numValues, st.nulls, st.uncomp = st.data[:0], nil, 0, 0, 0
 		st.order, st.rank = st.order[:0], st.rank[:0]
+		if spec.intDict {
+			st.resetDict()
+		}
 		clear(st.encPages)
 		st.arena = st.arena[:0] // the page index is encoded: nothing refers to it now
 	}
@@ -1183,15 +1368,23 @@ func (e *colEncoder) writeGroup(dicts *[numPacketColumns][]string) error {
 	return nil
 }
 
-// writeDictPage writes a PLAIN dictionary page of vals and returns its
-// compressed and uncompressed sizes, header included.
-func (e *colEncoder) writeDictPage(vals []string) (comp, uncomp int64, err error) {
+// stringDict returns the PLAIN encoding of a string dictionary, in a
+// scratch buffer.
+func (e *colEncoder) stringDict(vals []string) []byte {
 	d := e.dict[:0]
 	for _, s := range vals {
 		d = binary.LittleEndian.AppendUint32(d, uint32(len(s)))
 		d = append(d, s...)
 	}
 	e.dict = d
+	return d
+}
+
+// writeDictPage writes a dictionary page of d, the PLAIN encoding of n
+// values, and returns its compressed and uncompressed sizes, header
+// included. A dictionary page is always compressed (its header has no
+// is_compressed).
+func (e *colEncoder) writeDictPage(d []byte, n int) (comp, uncomp int64, err error) {
 	body := d
 	if e.isComp {
 		if e.comp, err = e.codec.Encode(e.comp[:0], d); err != nil {
@@ -1203,7 +1396,7 @@ func (e *colEncoder) writeDictPage(vals []string) (comp, uncomp int64, err error
 		Type:                 format.DictionaryPage,
 		UncompressedPageSize: int32(len(d)),
 		CompressedPageSize:   int32(len(body)),
-		DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: int32(len(vals)), Encoding: format.Plain}),
+		DictionaryPageHeader: thrift.New(format.DictionaryPageHeader{NumValues: int32(n), Encoding: format.Plain}),
 	}
 	hb, err := e.header(&h)
 	if err != nil {

@@ -20,11 +20,17 @@
 // nulls' values, encodes, compresses and keeps one DATA_PAGE_V2 per column
 // while the next set fills (double buffering), and writes the row group's
 // column chunks every DefaultRowGroupRows rows (--row-group-rows). Levels
-// are RLE; integers
-// PLAIN or DELTA_BINARY_PACKED, whichever is at most half the size (frame,
-// ts_ns and ts always delta); strings RLE_DICTIONARY with one dictionary
-// page per row group, whose indexes come from enum codes, addresses and
-// flows without hashing strings. Every column chunk has statistics
+// are RLE. The integer columns of few values (intDictColumns: lengths,
+// ports, QPN, opcode, DSCP/ECN/TTL, VLAN, P_Key, ...) are RLE_DICTIONARY
+// with a PLAIN dictionary page per column chunk, their values looked up in
+// a table indexed by value, while the chunk's dictionary holds at most 256
+// values below 65536; one more, or a wider value, and the rest of the
+// chunk falls back (the dictionary page keeps the values of the pages
+// before). Other integers, and those of a chunk that fell back, are PLAIN
+// or DELTA_BINARY_PACKED, whichever is at most half the size (frame, ts_ns
+// and ts always delta). Strings are RLE_DICTIONARY with one dictionary page
+// per row group, whose indexes come from enum codes, addresses and flows
+// without hashing strings. Every column chunk has statistics
 // (null_count, min, max; a string column's from its dictionary entries'
 // ranks in string order, kept as the dictionary grows) and the file a page
 // index (column and offset indexes); ts's pages are copies of ts_ns's. zstd runs at its fastest level for these pages, and a page the

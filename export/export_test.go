@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/lz4"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/rocetrace/rocetrace/analysis"
@@ -439,5 +440,30 @@ func TestPartitionPaths(t *testing.T) {
 	}
 	if got := PartitionValue("a%b"); got != "a%25b" {
 		t.Errorf("PartitionValue(a%%b) = %q", got)
+	}
+}
+
+// TestCodecNames: each --compression name gives its Parquet codec, and lz4
+// the fast LZ4 block compressor rather than parquet-go's default HC one
+// (three times slower on the bench capture: 1.0-1.1 s against 0.34 s).
+func TestCodecNames(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want format.CompressionCodec
+	}{
+		{"", format.Zstd}, {"zstd", format.Zstd}, {"ZSTD", format.Zstd}, {"none", format.Uncompressed},
+		{"uncompressed", format.Uncompressed}, {"snappy", format.Snappy}, {"gzip", format.Gzip},
+		{"lz4", format.Lz4Raw}, {"lz4_raw", format.Lz4Raw},
+	} {
+		c, err := Codec(tc.name)
+		if err != nil || c.CompressionCodec() != tc.want {
+			t.Errorf("Codec(%q) = %v, %v; want %v", tc.name, c, err, tc.want)
+		}
+		if l, ok := c.(*lz4.Codec); ok && l.Level != lz4.Fastest {
+			t.Errorf("Codec(%q): LZ4 level %v, want the fast compressor", tc.name, l.Level)
+		}
+	}
+	if _, err := Codec("brotli"); err == nil {
+		t.Error("Codec(brotli): no error")
 	}
 }

@@ -1128,47 +1128,30 @@ func (st *chunkState) addToOrder(dict []string) {
 	}
 }
 
+// minMax32 returns the min and max of v (not empty), compared as unsigned
+// numbers when unsigned.
 func minMax32(v []int32, unsigned bool) (lo, hi int32) {
+	var flip int32
 	if unsigned {
-		// Flipping the sign bit maps unsigned order onto signed order.
-		const flip = -1 << 31
-		lo, hi = minMaxS32(v, flip)
-		return lo ^ flip, hi ^ flip
+		flip = -1 << 31 // flipping the sign bit maps unsigned order onto signed order
 	}
-	return minMaxS32(v, 0)
+	lo, hi = minMaxFlipped(v, flip)
+	return lo ^ flip, hi ^ flip
 }
 
-// minMaxS32 returns the signed min and max of the values of v xor flip,
-// with four independent chains of comparisons.
-func minMaxS32(v []int32, flip int32) (lo, hi int32) {
-	lo0, hi0 := v[0]^flip, v[0]^flip
-	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
-	for len(v) >= 4 {
-		a, b, c, d := v[0]^flip, v[1]^flip, v[2]^flip, v[3]^flip
-		lo0, hi0 = min(lo0, a), max(hi0, a)
-		lo1, hi1 = min(lo1, b), max(hi1, b)
-		lo2, hi2 = min(lo2, c), max(hi2, c)
-		lo3, hi3 = min(lo3, d), max(hi3, d)
-		v = v[4:]
-	}
-	for _, x := range v {
-		x ^= flip
-		lo0, hi0 = min(lo0, x), max(hi0, x)
-	}
-	return min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
-}
-
+// minMax64 is minMax32 for int64.
 func minMax64(v []int64, unsigned bool) (lo, hi int64) {
+	var flip int64
 	if unsigned {
-		const flip = -1 << 63
-		lo, hi = minMaxS64(v, flip)
-		return lo ^ flip, hi ^ flip
+		flip = -1 << 63
 	}
-	return minMaxS64(v, 0)
+	lo, hi = minMaxFlipped(v, flip)
+	return lo ^ flip, hi ^ flip
 }
 
-// minMaxS64 is minMaxS32 for int64.
-func minMaxS64(v []int64, flip int64) (lo, hi int64) {
+// minMaxFlipped returns the signed min and max of the values of v xor
+// flip, with four independent chains of comparisons.
+func minMaxFlipped[T int32 | int64](v []T, flip T) (lo, hi T) {
 	lo0, hi0 := v[0]^flip, v[0]^flip
 	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
 	for len(v) >= 4 {

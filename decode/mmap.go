@@ -110,18 +110,8 @@ func newMappedReader(data []byte, name string, file int) (*Reader, error) {
 	if len(data) < 4 {
 		return nil, &notCaptureError{name, fmt.Sprintf("%v (file too short: %d bytes)", ErrNotCapture, len(data))}
 	}
-	b := r.buf
-	switch {
-	case isPcapMagic(b):
-		if err := r.initPcap(); err != nil {
-			return nil, err
-		}
-	case isPcapngMagic(b):
-		if err := r.initPcapng(); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, &notCaptureError{name, fmt.Sprintf("%v (magic 0x%02x%02x%02x%02x)", ErrNotCapture, b[0], b[1], b[2], b[3])}
+	if err := r.initFormat(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

@@ -217,20 +217,24 @@ func newReaderSize(src io.Reader, name string, file, size int) (*Reader, error) 
 		}
 		return nil, &notCaptureError{name, fmt.Sprintf("%v (file too short: %d bytes)", ErrNotCapture, r.w)}
 	}
+	if err := r.initFormat(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// initFormat reads the file header (pcap) or the blocks before the first
+// packet (pcapng), by the magic number at the read position (4 bytes are
+// there).
+func (r *Reader) initFormat() error {
 	b := r.buf[r.r:]
 	switch {
 	case isPcapMagic(b):
-		if err := r.initPcap(); err != nil {
-			return nil, err
-		}
+		return r.initPcap()
 	case isPcapngMagic(b):
-		if err := r.initPcapng(); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, &notCaptureError{name, fmt.Sprintf("%v (magic 0x%02x%02x%02x%02x)", ErrNotCapture, b[0], b[1], b[2], b[3])}
+		return r.initPcapng()
 	}
-	return r, nil
+	return &notCaptureError{r.name, fmt.Sprintf("%v (magic 0x%02x%02x%02x%02x)", ErrNotCapture, b[0], b[1], b[2], b[3])}
 }
 
 // OpenFile opens the capture file at path and returns a Reader for it, as

@@ -19,7 +19,7 @@ type inputs struct {
 }
 
 // openInputs opens every path, memory-mapped when it is a large regular
-// file (decode.OpenFileMapped). A file that cannot be opened is reported in
+// file of short records (decode.OpenFileMapped). A file that cannot be opened is reported in
 // errs and left out; the others are still read.
 func openInputs(paths []string) *inputs {
 	return openInputsWith(paths, decode.OpenFileMapped)

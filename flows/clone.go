@@ -33,6 +33,10 @@ func (t *Table) Clone() *Table {
 		nf := new(Flow)
 		*nf = *f // every field but the pointers and slices below is a value
 		nf.nakTs = slices.Clone(f.nakTs)
+		if f.req.reads != nil {
+			reads := *f.req.reads
+			nf.req.reads = &reads
+		}
 		c.order[i] = nf
 	}
 	remap := func(f *Flow) *Flow {

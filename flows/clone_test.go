@@ -76,6 +76,7 @@ func TestCloneSharesNothing(t *testing.T) {
 	ps := scenarioPackets(t)
 	live := NewTable(Config{})
 	observeAll(live, ps[:len(ps)*2/3])
+	live.Observe(read(1e15, 0x77, 100, 4096)) // a flow with a READ ring
 	clone := live.Clone()
 	own := map[*Flow]bool{}
 	for _, f := range clone.Flows() {
@@ -90,6 +91,18 @@ func TestCloneSharesNothing(t *testing.T) {
 		if f != nil && !own[f] {
 			t.Errorf("%s points outside the clone", what)
 		}
+	}
+	reads := 0
+	for i, f := range clone.Flows() {
+		if r := f.req.reads; r != nil {
+			reads++
+			if r == live.Flows()[i].req.reads {
+				t.Errorf("READ ring of %s shared", f.ID())
+			}
+		}
+	}
+	if reads == 0 {
+		t.Error("no flow with READ requests in the scenario")
 	}
 	for _, f := range clone.Flows() {
 		check("peer", f.peer)
@@ -152,7 +165,7 @@ func TestCloneConcurrentUse(t *testing.T) {
 // must be copied there too (the field count below is the reminder).
 func TestCloneKnowsEveryField(t *testing.T) {
 	handled := map[string]bool{"Flow.peer": true, "Flow.pairVote": true, "Flow.nakTs": true,
-		"Flow.id": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
+		"Flow.id": true, "reqState.reads": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
 	var walk func(owner string, typ reflect.Type)
 	walk = func(owner string, typ reflect.Type) {
 		for i := range typ.NumField() {

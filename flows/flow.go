@@ -88,7 +88,9 @@ type reqState struct {
 	nReads  uint64 // READ requests recorded so far (sequence numbers 0..nReads-1)
 
 	recent [recentRing]recentReq
-	reads  [readRing]readReq
+	// reads is made at the flow's first READ request: most flows never
+	// send one, and the ring is 1 KiB (half a flow's size otherwise).
+	reads *[readRing]readReq
 }
 
 type recentReq struct {
@@ -231,6 +233,9 @@ func (r *reqState) read(seq uint64) *readReq {
 }
 
 func (r *reqState) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
+	if r.reads == nil {
+		r.reads = new([readRing]readReq)
+	}
 	seq := r.nReads
 	r.reads[seq%readRing] = readReq{psn: psn, dmaLen: dmaLen, hasLen: hasLen, ts: ts}
 	r.nReads++

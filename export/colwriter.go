@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -568,15 +569,41 @@ type colEncoder struct {
 	deltaEnc                       delta.BinaryPackedEncoding
 }
 
-// zstdFast is the zstd codec of packets.parquet's data pages: zstd's
-// fastest level, which halves the codec's time for a few percent of size
-// (the codec is the export's bottleneck; the small tables keep the default
-// level).
-var zstdFast = &zstd.Codec{Level: zstd.SpeedFastest}
+// pageZstd is the zstd codec of packets.parquet's pages: zstd's fastest
+// level, which halves the codec's time for a few percent of size (the codec
+// is the export's bottleneck; the small tables keep the default level), with
+// a window of pageZstdWindow bytes. Each page is compressed on its own, so a
+// window longer than a page finds nothing more, while the level's default
+// window (8 MiB) costs each encoder a 16 MiB history buffer. Each export has
+// its own (the pages of a file are encoded on one goroutine).
+type pageZstd struct {
+	zstd.Codec // String, CompressionCodec and Decode
+	enc        *kzstd.Encoder
+}
+
+// pageZstdWindow is the zstd window of packets.parquet's pages: larger than
+// a data page (16384 values of at most 8 bytes, plus levels).
+const pageZstdWindow = 256 << 10
+
+func newPageZstd() (*pageZstd, error) {
+	enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
+		kzstd.WithWindowSize(pageZstdWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+	if err != nil {
+		return nil, fmt.Errorf("zstd encoder: %w", err)
+	}
+	return &pageZstd{enc: enc}, nil
+}
+
+// Encode compresses src into dst[:0].
+func (c *pageZstd) Encode(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst[:0]), nil
+}
 
 func newColEncoder(out io.Writer, l *packetLayout, codec compress.Codec) *colEncoder {
 	if codec.CompressionCodec() == format.Zstd {
-		codec = zstdFast
+		if z, err := newPageZstd(); err == nil {
+			codec = z
+		}
 	}
 	e := &colEncoder{out: out, layout: l, codec: codec, isComp: codec.CompressionCodec() != format.Uncompressed}
 	e.henc = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&e.hbuf))

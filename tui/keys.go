@@ -1,8 +1,7 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
+	"github.com/gdamore/tcell/v2"
 )
 
 // keyHelp is one line of the key help.
@@ -26,23 +25,52 @@ var globalKeys = []keyHelp{
 	{"mouse", "click: select, double click: open, wheel: scroll, click a tab: switch"},
 }
 
-// helpText lists every key: the global ones, the current view's, then the
-// other views'.
-func helpText(cur view, all []view) string {
-	var b strings.Builder
-	section := func(title string, keys []keyHelp) {
-		fmt.Fprintf(&b, "[yellow::b]%s[-::-]\n", title)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "  [green]%-18s[-] %s\n", escape(k.key), escape(k.what))
-		}
-		b.WriteByte('\n')
+// capture handles the global keys before the focused pane sees them.
+func (u *UI) capture(ev *tcell.EventKey) *tcell.EventKey {
+	if ev.Key() == tcell.KeyCtrlC {
+		u.quit()
+		return nil
 	}
-	section("Everywhere", globalKeys)
-	section("In "+cur.Name()+" (this view)", cur.Keys())
-	for _, v := range all {
-		if v != cur {
-			section("In "+v.Name(), v.Keys())
+	if u.filtering {
+		return ev // the filter input gets everything
+	}
+	if u.helpOpen {
+		switch {
+		case ev.Key() == tcell.KeyEscape, ev.Key() == tcell.KeyRune && ev.Rune() == '?':
+			u.toggleHelp()
+			return nil
+		case ev.Key() == tcell.KeyRune && ev.Rune() == 'q':
+			u.quit()
+			return nil
+		}
+		return ev // scrolls the help
+	}
+	u.msg = ""
+	switch ev.Key() {
+	case tcell.KeyEscape:
+		u.back()
+		return nil
+	case tcell.KeyTab:
+		u.cyclePane(1)
+		return nil
+	case tcell.KeyBacktab:
+		u.cyclePane(-1)
+		return nil
+	case tcell.KeyRune:
+		switch r := ev.Rune(); r {
+		case 'q':
+			u.quit()
+			return nil
+		case '?':
+			u.toggleHelp()
+			return nil
+		case '/':
+			u.startFilter()
+			return nil
+		case '1', '2', '3', '4', '5':
+			u.switchTo(u.top[r-'1'])
+			return nil
 		}
 	}
-	return b.String()
+	return u.current().HandleKey(ev)
 }

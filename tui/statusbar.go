@@ -1,0 +1,130 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/gdamore/tcell/v2"
+)
+
+// The bottom line: the status line, or the filter input while a filter is
+// typed. UI goroutine only.
+
+// startFilter opens the filter input for the current view.
+func (u *UI) startFilter() {
+	text, ok := u.current().Filter()
+	if !ok {
+		u.msg = "this view has no filter"
+		return
+	}
+	u.stack[len(u.stack)-1].focus = u.focusIndex()
+	u.filterPrev = text
+	u.filtering = true
+	u.input.SetText(text)
+	u.footer.SwitchToPage("filter")
+	u.app.SetFocus(u.input)
+}
+
+// endFilter closes the filter input: Enter keeps the filter, Esc restores
+// the previous one.
+func (u *UI) endFilter(key tcell.Key) {
+	if !u.filtering {
+		return
+	}
+	u.filtering = false
+	if key == tcell.KeyEscape {
+		u.current().SetFilter(u.filterPrev, true)
+	} else {
+		u.current().SetFilter(u.input.GetText(), true)
+	}
+	u.footer.SwitchToPage("status")
+	u.focusPane(u.stack[len(u.stack)-1].focus)
+	u.updateStatus()
+}
+
+// updateStatus rewrites the status line: file, view, position, loading
+// progress or message, keys.
+func (u *UI) updateStatus() {
+	s := u.snap
+	var b strings.Builder
+	b.WriteString("[::b]")
+	if s.Live {
+		b.WriteString(escape(liveLabel(s.Files)))
+	} else {
+		b.WriteString(escape(fileLabel(s.Files)))
+	}
+	b.WriteString("[::-] │ ")
+	b.WriteString(u.current().Name())
+	if pos := u.current().Position(); pos != "" {
+		b.WriteString(" │ " + pos)
+	}
+	if f, ok := u.current().Filter(); ok && f != "" {
+		b.WriteString(" │ filter: " + escape(f))
+	}
+	b.WriteString(" │ ")
+	switch {
+	case u.msg != "":
+		b.WriteString("[yellow]" + escape(u.msg) + "[-]")
+	case s.Live:
+		b.WriteString(liveStatus(s))
+	case !s.Progress.Done:
+		b.WriteString(progressBar(s.Progress, 20))
+	case len(s.Errors) > 0:
+		b.WriteString("[red]" + plural(int64(len(s.Errors)), "input error") + " (see Overview)[-]")
+	default:
+		b.WriteString(plural(s.Progress.Frames, "frame") + " loaded")
+	}
+	b.WriteString(" │ ? help  / filter  Enter open  Esc back  q quit")
+	u.status.SetText(b.String())
+}
+
+// fileLabel names the inputs in one short string.
+func fileLabel(files []string) string {
+	if len(files) == 0 {
+		return "-"
+	}
+	name := filepath.Base(files[0])
+	if len(files) > 1 {
+		name += " +" + itoa(len(files)-1)
+	}
+	return name
+}
+
+// liveLabel names a live capture: "live: eth1".
+func liveLabel(files []string) string {
+	if len(files) == 0 {
+		return "live"
+	}
+	name := strings.TrimPrefix(files[0], "live:")
+	return "live: " + strings.TrimSpace(name)
+}
+
+// liveStatus tells how a live capture is going: "● capturing 1,234 frames,
+// 0 kernel drops" (the drops in red when there are any).
+func liveStatus(s *Snapshot) string {
+	state := "[green]● capturing[-] "
+	if s.Progress.Done {
+		state = "capture stopped: "
+	}
+	drops := plural(s.KernelDrops, "kernel drop")
+	if s.KernelDrops > 0 {
+		drops = "[red]" + drops + "[-]"
+	}
+	st := state + plural(s.Progress.Frames, "frame") + ", " + drops
+	if len(s.Errors) > 0 {
+		st += " [red](" + plural(int64(len(s.Errors)), "error") + ", see Overview)[-]"
+	}
+	return st
+}
+
+// progressBar renders loading progress: "loading ▕████░░░░▏ 45% 1,234 frames".
+func progressBar(p Progress, w int) string {
+	f := p.Fraction()
+	full := int(f * float64(w))
+	bar := strings.Repeat("█", full) + strings.Repeat("░", w-full)
+	pct := itoa(int(f*100)) + "%"
+	if p.TotalBytes <= 0 {
+		pct = "?"
+	}
+	return "loading ▕" + bar + "▏ " + pct + " " + plural(p.Frames, "frame")
+}

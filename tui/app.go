@@ -5,7 +5,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
 
@@ -57,17 +56,15 @@ type view interface {
 	// Report is new). Called on the UI goroutine when the view is shown and
 	// on each new snapshot while it is shown.
 	Refresh(s *Snapshot)
-	// HandleKey handles the view's own keys; it returns nil for a key it
-	// used, the event otherwise.
-	HandleKey(ev *tcell.EventKey) *tcell.EventKey
 	// Filter returns the view's filter and whether it has one.
 	Filter() (string, bool)
 	// SetFilter sets the filter; final is false while it is being typed.
 	SetFilter(text string, final bool)
 	// Position tells where the selection is, e.g. "row 3/25".
 	Position() string
-	// Keys lists the view's own keys for the help and the status line.
-	Keys() []keyHelp
+	// Bindings is the table of the view's own keys (keys.go): called once,
+	// by newUI; the table drives both the key handling and the help.
+	Bindings() []binding
 }
 
 // navEntry is one step of the navigation history.
@@ -104,7 +101,10 @@ type UI struct {
 	events   *eventsView
 	packets  *packetsView
 	pfc      *pfcView
-	top      []view // the views of the number keys
+	top      []view // the views of the number keys, in order
+
+	global   []binding          // the keys of every view
+	bindings map[view][]binding // each view's own keys
 
 	stack      []navEntry
 	filtering  bool
@@ -125,10 +125,15 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u.packets = newPacketsView(u)
 	u.pfc = newPFCView(u)
 	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc}
+	u.global = globalBindings(u, u.top)
+	u.bindings = map[view][]binding{}
+	for _, v := range u.allViews() {
+		u.bindings[v] = v.Bindings()
+	}
 
 	u.tabs = newTabBar(u)
 	u.pages = tview.NewPages()
-	for _, v := range []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc} {
+	for _, v := range u.allViews() {
 		u.pages.AddPage(v.Name(), v.Root(), true, false)
 	}
 	u.helpText = tview.NewTextView().SetDynamicColors(true).SetScrollable(true)
@@ -231,6 +236,7 @@ func (u *UI) tick() {
 	u.updateStatus()
 }
 
+// allViews returns every view, in the order of the help.
 func (u *UI) allViews() []view {
 	return []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc}
 }

@@ -73,26 +73,24 @@ func (v *detailView) Position() string {
 	return "event " + strings.TrimPrefix(position(v.events), "row ")
 }
 
-func (v *detailView) Keys() []keyHelp {
-	return []keyHelp{
-		{"Enter", "on an event: open the frame that shows it; on a packet: open it in Packets"},
-		{"p", "open the peer flow (the other direction of the QP pair)"},
+func (v *detailView) Bindings() []binding {
+	return []binding{
+		paneKey(special(tcell.KeyEnter), "on an event: open the frame that shows it; on a packet: open it in Packets", nil),
+		onRune('p', "open the peer flow (the other direction of the QP pair)", v.openPeer),
 	}
 }
 
-func (v *detailView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
-	if ev.Key() == tcell.KeyRune && ev.Rune() == 'p' {
-		r := v.u.snap.Report
-		if r != nil && v.flow >= 0 && v.flow < len(r.Flows) {
-			if p := r.Flows[v.flow].Peer; p != nil {
-				v.u.openFlowID(*p)
-			} else {
-				v.u.msg = "no peer known for this flow"
-			}
-		}
-		return nil
+// openPeer opens the flow's peer.
+func (v *detailView) openPeer() {
+	r := v.u.snap.Report
+	if r == nil || v.flow < 0 || v.flow >= len(r.Flows) {
+		return
 	}
-	return ev
+	if p := r.Flows[v.flow].Peer; p != nil {
+		v.u.openFlowID(*p)
+	} else {
+		v.u.msg = "no peer known for this flow"
+	}
 }
 
 // open shows flow i.

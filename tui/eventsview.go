@@ -44,48 +44,43 @@ func (v *eventsView) SetFilter(text string, _ bool) {
 	v.derive()
 }
 
-func (v *eventsView) Keys() []keyHelp {
-	return []keyHelp{
-		{"Enter", "open the frame that shows the event"},
-		{"t", "cycle the kind shown: all, psn_gap, retransmission, nak, rnr_nak, cnp, pause"},
-		{"f", "open the event's flow"},
-		{"/", "filter: kind:K, flow:PART-OF-ID, or words of the line"},
+func (v *eventsView) Bindings() []binding {
+	return []binding{
+		paneKey(special(tcell.KeyEnter), "open the frame that shows the event", nil),
+		onRune('t', "cycle the kind shown: all, psn_gap, retransmission, nak, rnr_nak, cnp, pause", v.nextKind),
+		onRune('f', "open the event's flow", v.openFlow),
+		note("/", "filter: kind:K, flow:PART-OF-ID, or words of the line"),
 	}
 }
 
-func (v *eventsView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
-	if ev.Key() != tcell.KeyRune {
-		return ev
-	}
-	switch ev.Rune() {
-	case 't':
-		next := ""
-		if v.kind == "" {
-			next = eventKinds[0]
-		} else {
-			for i, k := range eventKinds {
-				if k == v.kind && i+1 < len(eventKinds) {
-					next = eventKinds[i+1]
-				}
+// nextKind shows the next kind of event (after the last one: all kinds).
+func (v *eventsView) nextKind() {
+	next := ""
+	if v.kind == "" {
+		next = eventKinds[0]
+	} else {
+		for i, k := range eventKinds {
+			if k == v.kind && i+1 < len(eventKinds) {
+				next = eventKinds[i+1]
 			}
 		}
-		v.kind = next
-		v.derive()
-	case 'f':
-		row := selectedRow(v.table)
-		if v.report == nil || row < 0 || row >= len(v.rows) {
-			return nil
-		}
-		e := &v.report.Events[v.rows[row]]
-		if e.Flow == nil {
-			v.u.msg = "a pause event has no flow (see PFC)"
-			return nil
-		}
-		v.u.openFlowID(*e.Flow)
-	default:
-		return ev
 	}
-	return nil
+	v.kind = next
+	v.derive()
+}
+
+// openFlow opens the flow of the selected event.
+func (v *eventsView) openFlow() {
+	row := selectedRow(v.table)
+	if v.report == nil || row < 0 || row >= len(v.rows) {
+		return
+	}
+	e := &v.report.Events[v.rows[row]]
+	if e.Flow == nil {
+		v.u.msg = "a pause event has no flow (see PFC)"
+		return
+	}
+	v.u.openFlowID(*e.Flow)
 }
 
 func (v *eventsView) Refresh(s *Snapshot) {

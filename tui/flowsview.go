@@ -53,35 +53,31 @@ func (v *flowsView) SetFilter(text string, _ bool) {
 	v.derive()
 }
 
-func (v *flowsView) Keys() []keyHelp {
-	return []keyHelp{
-		{"Enter", "open the flow"},
-		{"s / S", "sort by the next / previous column (or click a column title)"},
-		{"r", "reverse the sort order"},
-		{"p", "show only flows with problems (loss, replays, NAKs, congestion)"},
-		{"/", "filter: words of the flow id, ip:ADDR, qp:N (0x hex or decimal), problems"},
+func (v *flowsView) Bindings() []binding {
+	return []binding{
+		paneKey(special(tcell.KeyEnter), "open the flow", nil),
+		{keys: keys('s', 'S'), label: "s / S", help: "sort by the next / previous column (or click a column title)", run: v.cycleSort},
+		onRune('r', "reverse the sort order", func() {
+			v.desc = !v.desc
+			v.derive()
+		}),
+		onRune('p', "show only flows with problems (loss, replays, NAKs, congestion)", func() {
+			v.problems = !v.problems
+			v.derive()
+		}),
+		note("/", "filter: words of the flow id, ip:ADDR, qp:N (0x hex or decimal), problems"),
 	}
 }
 
-func (v *flowsView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
-	if ev.Key() != tcell.KeyRune {
-		return ev
+// cycleSort sorts by the next column (back = 0) or the previous one (1),
+// first-seen order coming between the last column and the first.
+func (v *flowsView) cycleSort(back int) {
+	n := len(flowColumns) + 1
+	step := 1
+	if back == 1 {
+		step = n - 1
 	}
-	switch ev.Rune() {
-	case 's':
-		v.sortBy((v.sortCol+2)%(len(flowColumns)+1) - 1)
-	case 'S':
-		v.sortBy((v.sortCol+len(flowColumns)+1)%(len(flowColumns)+1) - 1)
-	case 'r':
-		v.desc = !v.desc
-		v.derive()
-	case 'p':
-		v.problems = !v.problems
-		v.derive()
-	default:
-		return ev
-	}
-	return nil
+	v.sortBy((v.sortCol+1+step)%n - 1)
 }
 
 // sortBy sorts by flowColumns[col] (-1: first-seen order). Counters sort

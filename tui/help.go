@@ -14,29 +14,30 @@ func (u *UI) toggleHelp() {
 		return
 	}
 	u.stack[len(u.stack)-1].focus = u.focusIndex()
-	u.helpText.SetText(helpText(u.current(), u.allViews())).ScrollToBeginning()
+	u.helpText.SetText(u.helpContent()).ScrollToBeginning()
 	u.helpOpen = true
 	u.pages.ShowPage("help")
 	u.pages.SendToFront("help")
 	u.app.SetFocus(u.helpText)
 }
 
-// helpText lists every key: the global ones, the current view's, then the
-// other views'.
-func helpText(cur view, all []view) string {
+// helpContent lists every key, from the binding tables: the global ones, the
+// current view's, then the other views'.
+func (u *UI) helpContent() string {
 	var b strings.Builder
-	section := func(title string, keys []keyHelp) {
+	section := func(title string, bs []binding) {
 		fmt.Fprintf(&b, "[yellow::b]%s[-::-]\n", title)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "  [green]%-18s[-] %s\n", escape(k.key), escape(k.what))
+		for i := range bs {
+			fmt.Fprintf(&b, "  [green]%-18s[-] %s\n", escape(bs[i].keyLabel()), escape(bs[i].help))
 		}
 		b.WriteByte('\n')
 	}
-	section("Everywhere", globalKeys)
-	section("In "+cur.Name()+" (this view)", cur.Keys())
-	for _, v := range all {
+	cur := u.current()
+	section("Everywhere", u.global)
+	section("In "+cur.Name()+" (this view)", u.bindings[cur])
+	for _, v := range u.allViews() {
 		if v != cur {
-			section("In "+v.Name(), v.Keys())
+			section("In "+v.Name(), u.bindings[v])
 		}
 	}
 	return b.String()

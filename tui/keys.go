@@ -1,31 +1,157 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 )
 
-// keyHelp is one line of the key help.
-type keyHelp struct {
-	key, what string
+// Key bindings are data. Each view returns its table of bindings
+// (view.Bindings) and globalBindings is the table of the keys that work in
+// every view; newUI builds the tables once. The same tables drive capture,
+// which runs the actions, and the help overlay (helpText), which lists
+// them: a key cannot be handled without being listed, nor listed without
+// being handled.
+//
+// A binding is one line of the help. It has an action (run), or it
+// describes a key that the focused pane handles itself (run nil: tview's
+// table and text navigation, Enter on a row), or it has no keys at all and
+// is a note (the mouse; what the filter means in a view).
+
+// keyCode is one key: a special key, or a rune when key is tcell.KeyRune.
+// Modifiers are not part of it (Alt-q quits as q does).
+type keyCode struct {
+	key tcell.Key
+	r   rune
 }
 
-// globalKeys work in every view.
-var globalKeys = []keyHelp{
-	{"1 2 3 4 5", "Overview, Flows, Events, Packets, PFC"},
-	{"Enter", "open the selected row"},
-	{"Esc", "back to the previous view; closes this help; cancels a filter"},
-	{"Tab / Shift-Tab", "next / previous pane"},
-	{"↑ ↓ or k j", "move the selection"},
-	{"← → or h l", "scroll wide tables sideways"},
-	{"PgUp PgDn ^B ^F", "page up / down"},
-	{"Home End or g G", "first / last row"},
-	{"/", "filter the current view (Enter keeps the filter, Esc restores it)"},
-	{"?", "this help"},
-	{"q, Ctrl-C", "quit"},
-	{"mouse", "click: select, double click: open, wheel: scroll, click a tab: switch"},
+// runeKey is the key that types r.
+func runeKey(r rune) keyCode { return keyCode{key: tcell.KeyRune, r: r} }
+
+// special is a key that types no rune.
+func special(k tcell.Key) keyCode { return keyCode{key: k} }
+
+// matches reports whether ev is this key.
+func (k keyCode) matches(ev *tcell.EventKey) bool {
+	if ev.Key() != k.key {
+		return false
+	}
+	return k.key != tcell.KeyRune || ev.Rune() == k.r
 }
 
-// capture handles the global keys before the focused pane sees them.
+// name is how the help writes the key.
+func (k keyCode) name() string {
+	switch k.key {
+	case tcell.KeyRune:
+		return string(k.r)
+	case tcell.KeyEscape:
+		return "Esc"
+	case tcell.KeyBacktab:
+		return "Shift-Tab"
+	}
+	if n, ok := tcell.KeyNames[k.key]; ok {
+		return n
+	}
+	return "?"
+}
+
+// binding is one line of the key help and, when it has an action, what
+// its keys do.
+type binding struct {
+	keys  []keyCode // the keys; none: a note, not a key
+	label string    // the keys as the help writes them; "": the one key's name
+	help  string    // what the keys do
+	// run is the action; i is the index in keys of the key pressed. nil:
+	// the key goes on to the focused pane, which handles it.
+	run func(i int)
+	// pane, when set, is the pane the binding is about: its action runs
+	// only while that pane has the focus, and its line tells what the key
+	// does there.
+	pane tview.Primitive
+}
+
+// keyLabel is the key column of the binding's help line.
+func (b *binding) keyLabel() string {
+	if b.label != "" || len(b.keys) == 0 {
+		return b.label
+	}
+	return b.keys[0].name()
+}
+
+// find returns the binding of bs that has an action for ev while focus has
+// the focus, and the index of the key among its keys; nil when none has.
+func find(bs []binding, ev *tcell.EventKey, focus tview.Primitive) (*binding, int) {
+	for bi := range bs {
+		b := &bs[bi]
+		if b.run == nil || (b.pane != nil && b.pane != focus) {
+			continue
+		}
+		for i, k := range b.keys {
+			if k.matches(ev) {
+				return b, i
+			}
+		}
+	}
+	return nil, -1
+}
+
+// keys returns the keys of runes.
+func keys(runes ...rune) []keyCode {
+	out := make([]keyCode, len(runes))
+	for i, r := range runes {
+		out[i] = runeKey(r)
+	}
+	return out
+}
+
+// paneKey is a binding of one key that the focused pane handles; pane, when
+// not nil, is the one it is about.
+func paneKey(k keyCode, help string, pane tview.Primitive) binding {
+	return binding{keys: []keyCode{k}, help: help, pane: pane}
+}
+
+// onRune is a binding of one rune to an action.
+func onRune(r rune, help string, run func()) binding {
+	return binding{keys: keys(r), help: help, run: func(int) { run() }}
+}
+
+// note is a help line that is not a key of its own.
+func note(label, help string) binding { return binding{label: label, help: help} }
+
+// globalBindings are the keys that work in every view. The number keys
+// are those of top, in order (at most nine views).
+func globalBindings(u *UI, top []view) []binding {
+	var digits []keyCode
+	var labels, names []string
+	for i, v := range top[:min(len(top), 9)] {
+		digits = append(digits, runeKey(rune('1'+i)))
+		labels = append(labels, digits[i].name())
+		names = append(names, v.Name())
+	}
+	enter := special(tcell.KeyEnter)
+	return []binding{
+		{keys: digits, label: strings.Join(labels, " "), help: strings.Join(names, ", "), run: func(i int) { u.switchTo(top[i]) }},
+		paneKey(enter, "open the selected row", nil),
+		{keys: []keyCode{special(tcell.KeyEscape)}, help: "back to the previous view; closes this help; cancels a filter", run: func(int) { u.back() }},
+		{keys: []keyCode{special(tcell.KeyTab), special(tcell.KeyBacktab)}, label: "Tab / Shift-Tab", help: "next / previous pane", run: func(i int) { u.cyclePane(1 - 2*i) }},
+		{keys: append([]keyCode{special(tcell.KeyUp), special(tcell.KeyDown)}, keys('k', 'j')...), label: "↑ ↓ or k j", help: "move the selection"},
+		{keys: append([]keyCode{special(tcell.KeyLeft), special(tcell.KeyRight)}, keys('h', 'l')...), label: "← → or h l", help: "scroll wide tables sideways"},
+		{keys: []keyCode{special(tcell.KeyPgUp), special(tcell.KeyPgDn), special(tcell.KeyCtrlB), special(tcell.KeyCtrlF)}, label: "PgUp PgDn ^B ^F", help: "page up / down"},
+		{keys: append([]keyCode{special(tcell.KeyHome), special(tcell.KeyEnd)}, keys('g', 'G')...), label: "Home End or g G", help: "first / last row"},
+		onRune('/', "filter the current view (Enter keeps the filter, Esc restores it)", u.startFilter),
+		onRune('?', "this help", u.toggleHelp),
+		{keys: []keyCode{runeKey('q'), special(tcell.KeyCtrlC)}, label: "q, Ctrl-C", help: "quit", run: func(int) { u.quit() }},
+		note("mouse", "click: select, double click: open, wheel: scroll, click a tab: switch"),
+	}
+}
+
+// capture handles the keys before the focused pane sees them. Ctrl-C
+// quits in every mode. While the filter is typed, the input gets every
+// other key (its Enter and Esc end the filter: endFilter). While the help
+// is shown, ? and Esc close it, q quits and the other keys scroll it.
+// Otherwise the global bindings, then the current view's, run their
+// action; a key that has none goes on to the focused pane.
 func (u *UI) capture(ev *tcell.EventKey) *tcell.EventKey {
 	if ev.Key() == tcell.KeyCtrlC {
 		u.quit()
@@ -46,31 +172,14 @@ func (u *UI) capture(ev *tcell.EventKey) *tcell.EventKey {
 		return ev // scrolls the help
 	}
 	u.msg = ""
-	switch ev.Key() {
-	case tcell.KeyEscape:
-		u.back()
-		return nil
-	case tcell.KeyTab:
-		u.cyclePane(1)
-		return nil
-	case tcell.KeyBacktab:
-		u.cyclePane(-1)
-		return nil
-	case tcell.KeyRune:
-		switch r := ev.Rune(); r {
-		case 'q':
-			u.quit()
-			return nil
-		case '?':
-			u.toggleHelp()
-			return nil
-		case '/':
-			u.startFilter()
-			return nil
-		case '1', '2', '3', '4', '5':
-			u.switchTo(u.top[r-'1'])
-			return nil
-		}
+	focus := u.app.GetFocus()
+	b, i := find(u.global, ev, focus)
+	if b == nil {
+		b, i = find(u.bindings[u.current()], ev, focus)
 	}
-	return u.current().HandleKey(ev)
+	if b == nil {
+		return ev
+	}
+	b.run(i)
+	return nil
 }

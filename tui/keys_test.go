@@ -223,12 +223,12 @@ func TestKeysHelpAndQuit(t *testing.T) {
 	}
 	for _, v := range hs.u.allViews() {
 		hs.contains("In " + v.Name())
-		for _, k := range v.Keys() {
-			hs.contains(k.what)
+		for _, k := range hs.u.bindings[v] {
+			hs.contains(k.help)
 		}
 	}
-	for _, k := range globalKeys {
-		hs.contains(k.what)
+	for _, k := range hs.u.global {
+		hs.contains(k.help)
 	}
 	hs.key(tcell.KeyRune, '?')
 	if hs.u.helpOpen || strings.Contains(hs.text(), "Everywhere") {

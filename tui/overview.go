@@ -72,11 +72,12 @@ func (v *overviewView) Root() tview.Primitive { return v.root }
 func (v *overviewView) Panes() []tview.Primitive {
 	return []tview.Primitive{v.worst, v.findings, v.summary}
 }
-func (v *overviewView) HandleKey(ev *tcell.EventKey) *tcell.EventKey { return ev }
-func (v *overviewView) Filter() (string, bool)                       { return "", false }
-func (v *overviewView) SetFilter(string, bool)                       {}
-func (v *overviewView) Keys() []keyHelp {
-	return []keyHelp{{"Enter", "open the selected flow (or the finding's flow)"}}
+func (v *overviewView) Filter() (string, bool) { return "", false }
+func (v *overviewView) SetFilter(string, bool) {}
+
+// Bindings: Enter is the tables' (newTable's open).
+func (v *overviewView) Bindings() []binding {
+	return []binding{paneKey(special(tcell.KeyEnter), "open the selected flow (or the finding's flow)", nil)}
 }
 
 func (v *overviewView) Position() string {

@@ -46,33 +46,30 @@ func (v *packetsView) Panes() []tview.Primitive {
 func (v *packetsView) Position() string       { return position(v.table) }
 func (v *packetsView) Filter() (string, bool) { return v.filter, true }
 
-func (v *packetsView) Keys() []keyHelp {
-	return []keyHelp{
-		{"Enter", "go to the header tree of the selected frame"},
-		{"f", "open the flow of the selected frame"},
-		{"/", "frames of the flows matching a flows filter (words, ip:, qp:, problems)"},
-		{"/ N Enter", "go to frame N"},
+func (v *packetsView) Bindings() []binding {
+	return []binding{
+		paneKey(special(tcell.KeyEnter), "go to the header tree of the selected frame", v.table),
+		onRune('f', "open the flow of the selected frame", v.openFlow),
+		note("/", "frames of the flows matching a flows filter (words, ip:, qp:, problems)"),
+		note("/ N Enter", "go to frame N"),
 	}
 }
 
-func (v *packetsView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
-	if ev.Key() == tcell.KeyRune && ev.Rune() == 'f' {
-		row := selectedRow(v.table)
-		if row < 0 {
-			return nil
-		}
-		r := v.u.pager.Row(v.u.snap, v.rows.pos(row))
-		switch {
-		case r == nil:
-			v.u.msg = "the frame is still being read"
-		case r.Flow == "":
-			v.u.msg = "this frame belongs to no flow"
-		default:
-			v.u.openFlowID(r.Flow)
-		}
-		return nil
+// openFlow opens the flow of the selected frame.
+func (v *packetsView) openFlow() {
+	row := selectedRow(v.table)
+	if row < 0 {
+		return
 	}
-	return ev
+	r := v.u.pager.Row(v.u.snap, v.rows.pos(row))
+	switch {
+	case r == nil:
+		v.u.msg = "the frame is still being read"
+	case r.Flow == "":
+		v.u.msg = "this frame belongs to no flow"
+	default:
+		v.u.openFlowID(r.Flow)
+	}
 }
 
 // SetFilter applies a filter when it is entered (not while typed: a

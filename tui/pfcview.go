@@ -61,9 +61,6 @@ func (v *pfcView) Root() tview.Primitive    { return v.root }
 func (v *pfcView) Panes() []tview.Primitive { return []tview.Primitive{v.keys, v.episodes} }
 func (v *pfcView) Filter() (string, bool)   { return "", false }
 func (v *pfcView) SetFilter(string, bool)   {}
-func (v *pfcView) HandleKey(ev *tcell.EventKey) *tcell.EventKey {
-	return ev
-}
 
 func (v *pfcView) Position() string {
 	if v.u.app.GetFocus() == v.episodes {
@@ -72,10 +69,12 @@ func (v *pfcView) Position() string {
 	return position(v.keys)
 }
 
-func (v *pfcView) Keys() []keyHelp {
-	return []keyHelp{
-		{"Enter", "on a source and priority: go to its pause episodes"},
-		{"Enter", "on an episode: open the frame that started it"},
+// Bindings: Enter is the tables' (newTable's open), one line per table.
+func (v *pfcView) Bindings() []binding {
+	enter := special(tcell.KeyEnter)
+	return []binding{
+		paneKey(enter, "on a source and priority: go to its pause episodes", v.keys),
+		paneKey(enter, "on an episode: open the frame that started it", v.episodes),
 	}
 }
 

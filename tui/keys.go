@@ -65,6 +65,9 @@ type binding struct {
 	// run is the action; i is the index in keys of the key pressed. nil:
 	// the key goes on to the focused pane, which handles it.
 	run func(i int)
+	// inHelp: the action also runs while the help is shown (global
+	// bindings only).
+	inHelp bool
 	// pane, when set, is the pane the binding is about: its action runs
 	// only while that pane has the focus, and its line tells what the key
 	// does there.
@@ -133,43 +136,45 @@ func globalBindings(u *UI, top []view) []binding {
 	return []binding{
 		{keys: digits, label: strings.Join(labels, " "), help: strings.Join(names, ", "), run: func(i int) { u.switchTo(top[i]) }},
 		paneKey(enter, "open the selected row", nil),
-		{keys: []keyCode{special(tcell.KeyEscape)}, help: "back to the previous view; closes this help; cancels a filter", run: func(int) { u.back() }},
+		{keys: []keyCode{special(tcell.KeyEscape)}, help: "back to the previous view; closes this help; cancels a filter", run: func(int) { u.escape() }, inHelp: true},
 		{keys: []keyCode{special(tcell.KeyTab), special(tcell.KeyBacktab)}, label: "Tab / Shift-Tab", help: "next / previous pane", run: func(i int) { u.cyclePane(1 - 2*i) }},
 		{keys: append([]keyCode{special(tcell.KeyUp), special(tcell.KeyDown)}, keys('k', 'j')...), label: "↑ ↓ or k j", help: "move the selection"},
 		{keys: append([]keyCode{special(tcell.KeyLeft), special(tcell.KeyRight)}, keys('h', 'l')...), label: "← → or h l", help: "scroll wide tables sideways"},
 		{keys: []keyCode{special(tcell.KeyPgUp), special(tcell.KeyPgDn), special(tcell.KeyCtrlB), special(tcell.KeyCtrlF)}, label: "PgUp PgDn ^B ^F", help: "page up / down"},
 		{keys: append([]keyCode{special(tcell.KeyHome), special(tcell.KeyEnd)}, keys('g', 'G')...), label: "Home End or g G", help: "first / last row"},
 		onRune('/', "filter the current view (Enter keeps the filter, Esc restores it)", u.startFilter),
-		onRune('?', "this help", u.toggleHelp),
-		{keys: []keyCode{runeKey('q'), special(tcell.KeyCtrlC)}, label: "q, Ctrl-C", help: "quit", run: func(int) { u.quit() }},
+		{keys: keys('?'), help: "this help", run: func(int) { u.toggleHelp() }, inHelp: true},
+		{keys: []keyCode{runeKey('q'), special(tcell.KeyCtrlC)}, label: "q, Ctrl-C", help: "quit", run: func(int) { u.quit() }, inHelp: true},
 		note("mouse", "click: select, double click: open, wheel: scroll, click a tab: switch"),
 	}
 }
 
-// capture handles the keys before the focused pane sees them. Ctrl-C
-// quits in every mode. While the filter is typed, the input gets every
-// other key (its Enter and Esc end the filter: endFilter). While the help
-// is shown, ? and Esc close it, q quits and the other keys scroll it.
-// Otherwise the global bindings, then the current view's, run their
-// action; a key that has none goes on to the focused pane.
-func (u *UI) capture(ev *tcell.EventKey) *tcell.EventKey {
-	if ev.Key() == tcell.KeyCtrlC {
-		u.quit()
-		return nil
-	}
-	if u.filtering {
-		return ev // the filter input gets everything
-	}
+// escape closes the help when it is shown, and goes back otherwise.
+func (u *UI) escape() {
 	if u.helpOpen {
-		switch {
-		case ev.Key() == tcell.KeyEscape, ev.Key() == tcell.KeyRune && ev.Rune() == '?':
-			u.toggleHelp()
-			return nil
-		case ev.Key() == tcell.KeyRune && ev.Rune() == 'q':
-			u.quit()
+		u.toggleHelp()
+		return
+	}
+	u.back()
+}
+
+// capture handles the keys before the focused pane sees them, from the
+// binding tables. While the filter is typed, the input gets every key but
+// Ctrl-C (its Enter and Esc end the filter: endFilter). While the help is
+// shown, only the global bindings marked inHelp work (?, Esc, quitting) and
+// the other keys scroll it; Ctrl-C, an inHelp key, also quits while the
+// filter is typed. Otherwise the global bindings, then the current view's,
+// run their action; a key that has none goes on to the focused pane.
+func (u *UI) capture(ev *tcell.EventKey) *tcell.EventKey {
+	switch {
+	case u.filtering && ev.Key() != tcell.KeyCtrlC:
+		return ev
+	case u.filtering, u.helpOpen:
+		if b, i := find(u.global, ev, nil); b != nil && b.inHelp {
+			b.run(i)
 			return nil
 		}
-		return ev // scrolls the help
+		return ev
 	}
 	u.msg = ""
 	focus := u.app.GetFocus()

@@ -8,20 +8,39 @@ import (
 	"github.com/rivo/tview"
 )
 
-// Threading. Three kinds of goroutines touch the UI's data:
+// The UI's files: app.go (the UI, its construction, its clock and the
+// threading rules below), nav.go (the history of views and the focus),
+// keys.go (the binding tables and the key handling), help.go (the help
+// overlay), tabbar.go (the top line), statusbar.go (the bottom line: the
+// status or the filter input), jobs.go (background jobs); one file per
+// view (overview.go, flowsview.go, detail.go, eventsview.go,
+// packetsview.go, pfcview.go).
 //
-//   - the UI goroutine (tview's event loop) runs key and mouse handlers,
-//     draws, and runs tick;
+// Threading. Four kinds of goroutines touch the UI's data:
+//
+//   - the UI goroutine (tview's event loop; the test goroutine in the
+//     harness) runs the key and mouse handlers (capture, the bindings'
+//     actions, the panes' handlers), draws, and runs tick and the closures
+//     of finished jobs. It alone touches the tview primitives, the views,
+//     the history (stack), snap, msg, the filter and help state.
+//   - the supervisor goroutine (supervise) is the only one that calls
+//     QueueUpdateDraw: on a 100 ms ticker, or sooner when woken, and only
+//     when something changed (changed), it queues tick, which swaps in the
+//     new snapshot, applies finished jobs and redraws. It reads only what
+//     any goroutine may: the model's latest snapshot, the pager's version,
+//     appliedSeq and appliedPage (atomics), and jobs.ready.
 //   - the model's loader and the pager's worker publish immutable data
-//     (snapshots, cached rows) and call wake;
-//   - job goroutines compute row orders and read frames (jobs.go) and queue
-//     a closure that applies the result.
+//     (snapshots, cached rows) under their own locks and call wakeUp.
+//   - job goroutines (jobs.go) run the work of jobs.start: it may read the
+//     immutable snapshot and report it was handed, and the pager, never
+//     the UI or a view; it returns a closure, which tick runs on the UI
+//     goroutine to apply the result.
 //
-// Only the supervisor goroutine calls QueueUpdateDraw: on a 100 ms ticker,
-// or sooner when woken, and only when something changed, it queues tick,
-// which swaps in the new snapshot, applies finished jobs and redraws. Key
-// handlers never call QueueUpdate*, Draw or Stop: quitting cancels the
-// context; the supervisor then waits for the loader and calls Stop.
+// wakeUp and changed are safe on any goroutine; everything else of UI is
+// for the UI goroutine. Handlers never call QueueUpdate*, Draw or Stop (a
+// QueueUpdateDraw from the UI goroutine would deadlock tview): quitting
+// calls quit, which cancels the context; the supervisor then waits for the
+// loader, the pager and the jobs, and calls Stop.
 
 // termApp is what the UI needs of tview.Application (tests use a fake that
 // records queued updates).
@@ -32,6 +51,7 @@ type termApp interface {
 	Stop()
 }
 
+// tviewApp is the real termApp.
 type tviewApp struct{ app *tview.Application }
 
 func (a tviewApp) QueueUpdateDraw(f func())   { a.app.QueueUpdateDraw(f) }

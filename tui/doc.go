@@ -47,6 +47,12 @@
 // from the files when they are shown (decode.ReadRecordAt), in a background
 // goroutine with a small cache, so the packet tables never hold packets.
 //
+// Keys are data (keys.go): each view returns one table of bindings (the
+// keys, the help line, the action, or none when the focused pane handles
+// the key), and one table holds the keys of every view, the number keys
+// derived from the tab bar's views. The same tables drive the key handling
+// and the help overlay, so the two cannot disagree.
+//
 // Threading (app.go): only the supervisor goroutine calls QueueUpdateDraw,
 // on a 100 ms ticker or when woken by new data, and only when something
 // changed; its update (tick) swaps in the latest snapshot and applies the

@@ -54,10 +54,17 @@ type termApp interface {
 // tviewApp is the real termApp.
 type tviewApp struct{ app *tview.Application }
 
-func (a tviewApp) QueueUpdateDraw(f func())   { a.app.QueueUpdateDraw(f) }
+// QueueUpdateDraw implements termApp.
+func (a tviewApp) QueueUpdateDraw(f func()) { a.app.QueueUpdateDraw(f) }
+
+// SetFocus implements termApp.
 func (a tviewApp) SetFocus(p tview.Primitive) { a.app.SetFocus(p) }
-func (a tviewApp) GetFocus() tview.Primitive  { return a.app.GetFocus() }
-func (a tviewApp) Stop()                      { a.app.Stop() }
+
+// GetFocus implements termApp.
+func (a tviewApp) GetFocus() tview.Primitive { return a.app.GetFocus() }
+
+// Stop implements termApp.
+func (a tviewApp) Stop() { a.app.Stop() }
 
 // snapshotSource gives the latest snapshot; the Model is one.
 type snapshotSource interface {

@@ -60,12 +60,22 @@ func newDetailView(u *UI) *detailView {
 	return v
 }
 
-func (v *detailView) Name() string             { return "Flow" }
-func (v *detailView) Root() tview.Primitive    { return v.root }
-func (v *detailView) Panes() []tview.Primitive { return []tview.Primitive{v.events, v.packets} }
-func (v *detailView) Filter() (string, bool)   { return "", false }
-func (v *detailView) SetFilter(string, bool)   {}
+// Name implements view.
+func (v *detailView) Name() string { return "Flow" }
 
+// Root implements view.
+func (v *detailView) Root() tview.Primitive { return v.root }
+
+// Panes implements view.
+func (v *detailView) Panes() []tview.Primitive { return []tview.Primitive{v.events, v.packets} }
+
+// Filter implements view.
+func (v *detailView) Filter() (string, bool) { return "", false }
+
+// SetFilter implements view.
+func (v *detailView) SetFilter(string, bool) {}
+
+// Position implements view.
 func (v *detailView) Position() string {
 	if v.u.app.GetFocus() == v.packets {
 		return "packet " + strings.TrimPrefix(position(v.packets), "row ")
@@ -73,6 +83,7 @@ func (v *detailView) Position() string {
 	return "event " + strings.TrimPrefix(position(v.events), "row ")
 }
 
+// Bindings are the flow detail's keys: Enter is its tables', p opens the peer.
 func (v *detailView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "on an event: open the frame that shows it; on a packet: open it in Packets", nil),
@@ -106,6 +117,7 @@ func (v *detailView) open(i int) {
 	}
 }
 
+// Refresh implements view.
 func (v *detailView) Refresh(s *Snapshot) {
 	r := s.Report
 	if r == nil || v.flow < 0 || v.flow >= len(r.Flows) {

@@ -33,17 +33,28 @@ func newEventsView(u *UI) *eventsView {
 	return v
 }
 
-func (v *eventsView) Name() string             { return "Events" }
-func (v *eventsView) Root() tview.Primitive    { return v.table }
-func (v *eventsView) Panes() []tview.Primitive { return []tview.Primitive{v.table} }
-func (v *eventsView) Position() string         { return position(v.table) }
-func (v *eventsView) Filter() (string, bool)   { return v.filter, true }
+// Name implements view.
+func (v *eventsView) Name() string { return "Events" }
 
+// Root implements view.
+func (v *eventsView) Root() tview.Primitive { return v.table }
+
+// Panes implements view.
+func (v *eventsView) Panes() []tview.Primitive { return []tview.Primitive{v.table} }
+
+// Position implements view.
+func (v *eventsView) Position() string { return position(v.table) }
+
+// Filter implements view.
+func (v *eventsView) Filter() (string, bool) { return v.filter, true }
+
+// SetFilter implements view.
 func (v *eventsView) SetFilter(text string, _ bool) {
 	v.filter = text
 	v.derive()
 }
 
+// Bindings are the events' keys: the kind shown, the event's flow.
 func (v *eventsView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "open the frame that shows the event", nil),
@@ -83,6 +94,7 @@ func (v *eventsView) openFlow() {
 	v.u.openFlowID(*e.Flow)
 }
 
+// Refresh implements view.
 func (v *eventsView) Refresh(s *Snapshot) {
 	if s.Report != v.requested {
 		v.derive()

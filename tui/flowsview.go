@@ -42,17 +42,28 @@ func newFlowsView(u *UI) *flowsView {
 	return v
 }
 
-func (v *flowsView) Name() string             { return "Flows" }
-func (v *flowsView) Root() tview.Primitive    { return v.table }
-func (v *flowsView) Panes() []tview.Primitive { return []tview.Primitive{v.table} }
-func (v *flowsView) Position() string         { return position(v.table) }
-func (v *flowsView) Filter() (string, bool)   { return v.filter, true }
+// Name implements view.
+func (v *flowsView) Name() string { return "Flows" }
 
+// Root implements view.
+func (v *flowsView) Root() tview.Primitive { return v.table }
+
+// Panes implements view.
+func (v *flowsView) Panes() []tview.Primitive { return []tview.Primitive{v.table} }
+
+// Position implements view.
+func (v *flowsView) Position() string { return position(v.table) }
+
+// Filter implements view.
+func (v *flowsView) Filter() (string, bool) { return v.filter, true }
+
+// SetFilter implements view.
 func (v *flowsView) SetFilter(text string, _ bool) {
 	v.filter = text
 	v.derive()
 }
 
+// Bindings are the flows' keys: sorting, reversing, problems only.
 func (v *flowsView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "open the flow", nil),
@@ -88,6 +99,7 @@ func (v *flowsView) sortBy(col int) {
 	v.derive()
 }
 
+// Refresh implements view.
 func (v *flowsView) Refresh(s *Snapshot) {
 	if s.Report != v.requested {
 		v.derive()

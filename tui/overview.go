@@ -67,19 +67,29 @@ func newOverviewView(u *UI) *overviewView {
 	return v
 }
 
-func (v *overviewView) Name() string          { return "Overview" }
+// Name implements view.
+func (v *overviewView) Name() string { return "Overview" }
+
+// Root implements view.
 func (v *overviewView) Root() tview.Primitive { return v.root }
+
+// Panes implements view.
 func (v *overviewView) Panes() []tview.Primitive {
 	return []tview.Primitive{v.worst, v.findings, v.summary}
 }
+
+// Filter implements view.
 func (v *overviewView) Filter() (string, bool) { return "", false }
+
+// SetFilter implements view.
 func (v *overviewView) SetFilter(string, bool) {}
 
-// Bindings: Enter is the tables' (newTable's open).
+// Bindings are the overview's keys: Enter is its tables' (newTable's open).
 func (v *overviewView) Bindings() []binding {
 	return []binding{paneKey(special(tcell.KeyEnter), "open the selected flow (or the finding's flow)", nil)}
 }
 
+// Position implements view.
 func (v *overviewView) Position() string {
 	if v.u.app.GetFocus() == v.findings {
 		return "finding " + strings.TrimPrefix(position(v.findings), "row ")

@@ -36,16 +36,26 @@ func newPacketsView(u *UI) *packetsView {
 	return v
 }
 
+// Name implements view.
 func (v *packetsView) Name() string { return "Packets" }
+
+// Root implements view.
 func (v *packetsView) Root() tview.Primitive {
 	return v.root
 }
+
+// Panes implements view.
 func (v *packetsView) Panes() []tview.Primitive {
 	return []tview.Primitive{v.table, v.tree, v.hex}
 }
-func (v *packetsView) Position() string       { return position(v.table) }
+
+// Position implements view.
+func (v *packetsView) Position() string { return position(v.table) }
+
+// Filter implements view.
 func (v *packetsView) Filter() (string, bool) { return v.filter, true }
 
+// Bindings are the packets' keys: Enter is the table's, f opens the flow.
 func (v *packetsView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "go to the header tree of the selected frame", v.table),
@@ -108,6 +118,7 @@ func (v *packetsView) applyWant() {
 	}
 }
 
+// Refresh implements view.
 func (v *packetsView) Refresh(s *Snapshot) {
 	if v.filter == "" {
 		if v.rows.snap != s || v.rows.frames != nil {

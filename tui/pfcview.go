@@ -56,12 +56,22 @@ func newPFCView(u *UI) *pfcView {
 	return v
 }
 
-func (v *pfcView) Name() string             { return "PFC" }
-func (v *pfcView) Root() tview.Primitive    { return v.root }
-func (v *pfcView) Panes() []tview.Primitive { return []tview.Primitive{v.keys, v.episodes} }
-func (v *pfcView) Filter() (string, bool)   { return "", false }
-func (v *pfcView) SetFilter(string, bool)   {}
+// Name implements view.
+func (v *pfcView) Name() string { return "PFC" }
 
+// Root implements view.
+func (v *pfcView) Root() tview.Primitive { return v.root }
+
+// Panes implements view.
+func (v *pfcView) Panes() []tview.Primitive { return []tview.Primitive{v.keys, v.episodes} }
+
+// Filter implements view.
+func (v *pfcView) Filter() (string, bool) { return "", false }
+
+// SetFilter implements view.
+func (v *pfcView) SetFilter(string, bool) {}
+
+// Position implements view.
 func (v *pfcView) Position() string {
 	if v.u.app.GetFocus() == v.episodes {
 		return "episode " + strings.TrimPrefix(position(v.episodes), "row ")
@@ -69,7 +79,8 @@ func (v *pfcView) Position() string {
 	return position(v.keys)
 }
 
-// Bindings: Enter is the tables' (newTable's open), one line per table.
+// Bindings are the PFC view's keys: Enter is its tables' (newTable's
+// open), one line per table.
 func (v *pfcView) Bindings() []binding {
 	enter := special(tcell.KeyEnter)
 	return []binding{
@@ -78,6 +89,7 @@ func (v *pfcView) Bindings() []binding {
 	}
 }
 
+// Refresh implements view.
 func (v *pfcView) Refresh(s *Snapshot) {
 	r := s.Report
 	if r != nil && r != v.report {

@@ -15,6 +15,7 @@ type tabBar struct {
 
 func newTabBar(u *UI) *tabBar { return &tabBar{Box: tview.NewBox(), u: u} }
 
+// Draw draws the tabs, the current view's reversed (tview.Primitive).
 func (t *tabBar) Draw(screen tcell.Screen) {
 	t.DrawForSubclass(screen, t)
 	x, y, w, _ := t.GetInnerRect()

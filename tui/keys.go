@@ -10,7 +10,7 @@ import (
 // Key bindings are data. Each view returns its table of bindings
 // (view.Bindings) and globalBindings is the table of the keys that work in
 // every view; newUI builds the tables once. The same tables drive capture,
-// which runs the actions, and the help overlay (helpText), which lists
+// which runs the actions, and the help overlay (helpContent), which lists
 // them: a key cannot be handled without being listed, nor listed without
 // being handled.
 //
@@ -99,6 +99,15 @@ func find(bs []binding, ev *tcell.EventKey, focus tview.Primitive) (*binding, in
 	return nil, -1
 }
 
+// specials returns the keys of special keys.
+func specials(ks ...tcell.Key) []keyCode {
+	out := make([]keyCode, len(ks))
+	for i, k := range ks {
+		out[i] = special(k)
+	}
+	return out
+}
+
 // keys returns the keys of runes.
 func keys(runes ...rune) []keyCode {
 	out := make([]keyCode, len(runes))
@@ -132,19 +141,22 @@ func globalBindings(u *UI, top []view) []binding {
 		labels = append(labels, digits[i].name())
 		names = append(names, v.Name())
 	}
-	enter := special(tcell.KeyEnter)
 	return []binding{
-		{keys: digits, label: strings.Join(labels, " "), help: strings.Join(names, ", "), run: func(i int) { u.switchTo(top[i]) }},
-		paneKey(enter, "open the selected row", nil),
-		{keys: []keyCode{special(tcell.KeyEscape)}, help: "back to the previous view; closes this help; cancels a filter", run: func(int) { u.escape() }, inHelp: true},
-		{keys: []keyCode{special(tcell.KeyTab), special(tcell.KeyBacktab)}, label: "Tab / Shift-Tab", help: "next / previous pane", run: func(i int) { u.cyclePane(1 - 2*i) }},
-		{keys: append([]keyCode{special(tcell.KeyUp), special(tcell.KeyDown)}, keys('k', 'j')...), label: "↑ ↓ or k j", help: "move the selection"},
-		{keys: append([]keyCode{special(tcell.KeyLeft), special(tcell.KeyRight)}, keys('h', 'l')...), label: "← → or h l", help: "scroll wide tables sideways"},
-		{keys: []keyCode{special(tcell.KeyPgUp), special(tcell.KeyPgDn), special(tcell.KeyCtrlB), special(tcell.KeyCtrlF)}, label: "PgUp PgDn ^B ^F", help: "page up / down"},
-		{keys: append([]keyCode{special(tcell.KeyHome), special(tcell.KeyEnd)}, keys('g', 'G')...), label: "Home End or g G", help: "first / last row"},
+		{keys: digits, label: strings.Join(labels, " "), help: strings.Join(names, ", "),
+			run: func(i int) { u.switchTo(top[i]) }},
+		paneKey(special(tcell.KeyEnter), "open the selected row", nil),
+		{keys: specials(tcell.KeyEscape), help: "back to the previous view; closes this help; cancels a filter",
+			run: func(int) { u.escape() }, inHelp: true},
+		{keys: specials(tcell.KeyTab, tcell.KeyBacktab), label: "Tab / Shift-Tab", help: "next / previous pane",
+			run: func(i int) { u.cyclePane(1 - 2*i) }},
+		{keys: append(specials(tcell.KeyUp, tcell.KeyDown), keys('k', 'j')...), label: "↑ ↓ or k j", help: "move the selection"},
+		{keys: append(specials(tcell.KeyLeft, tcell.KeyRight), keys('h', 'l')...), label: "← → or h l", help: "scroll wide tables sideways"},
+		{keys: specials(tcell.KeyPgUp, tcell.KeyPgDn, tcell.KeyCtrlB, tcell.KeyCtrlF), label: "PgUp PgDn ^B ^F", help: "page up / down"},
+		{keys: append(specials(tcell.KeyHome, tcell.KeyEnd), keys('g', 'G')...), label: "Home End or g G", help: "first / last row"},
 		onRune('/', "filter the current view (Enter keeps the filter, Esc restores it)", u.startFilter),
 		{keys: keys('?'), help: "this help", run: func(int) { u.toggleHelp() }, inHelp: true},
-		{keys: []keyCode{runeKey('q'), special(tcell.KeyCtrlC)}, label: "q, Ctrl-C", help: "quit", run: func(int) { u.quit() }, inHelp: true},
+		{keys: []keyCode{runeKey('q'), special(tcell.KeyCtrlC)}, label: "q, Ctrl-C", help: "quit",
+			run: func(int) { u.quit() }, inHelp: true},
 		note("mouse", "click: select, double click: open, wheel: scroll, click a tab: switch"),
 	}
 }

@@ -239,3 +239,20 @@ func fingerprint(hs *harness) string {
 	u := hs.u
 	return fmt.Sprint(hs.text(), hs.quits, u.msg, u.focusIndex(), u.helpOpen, u.filtering, len(u.stack), u.flows.desc)
 }
+
+// The keys the status line names are global bindings.
+func TestStatusKeysBound(t *testing.T) {
+	hs := newHarness(t, 120, 40, lossNAK(t))
+	for _, hint := range strings.Split(statusKeys, "  ") {
+		name, _, _ := strings.Cut(hint, " ")
+		found := false
+		for _, b := range hs.u.global {
+			for _, k := range b.keys {
+				found = found || k.name() == name
+			}
+		}
+		if !found {
+			t.Errorf("the status line names %q, which no global binding has", name)
+		}
+	}
+}

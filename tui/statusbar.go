@@ -42,6 +42,10 @@ func (u *UI) endFilter(key tcell.Key) {
 	u.updateStatus()
 }
 
+// statusKeys is the status line's reminder of the main global keys
+// (TestStatusKeysBound checks that each is bound).
+const statusKeys = "? help  / filter  Enter open  Esc back  q quit"
+
 // updateStatus rewrites the status line: file, view, position, loading
 // progress or message, keys.
 func (u *UI) updateStatus() {
@@ -74,7 +78,7 @@ func (u *UI) updateStatus() {
 	default:
 		b.WriteString(plural(s.Progress.Frames, "frame") + " loaded")
 	}
-	b.WriteString(" │ ? help  / filter  Enter open  Esc back  q quit")
+	b.WriteString(" │ " + statusKeys)
 	u.status.SetText(b.String())
 }
 

@@ -136,7 +136,7 @@ type findingList struct {
 	order map[string]int // flow id -> first-seen index
 }
 
-func (l *findingList) add(sev, code string, f *flows.Flow, format string, args ...any) {
+func (l *findingList) add(sev Severity, code string, f *flows.Flow, format string, args ...any) {
 	fd := Finding{Severity: sev, Code: code, Message: fmt.Sprintf(format, args...)}
 	if f != nil {
 		fd.Flow = ptr(f.ID())
@@ -144,7 +144,7 @@ func (l *findingList) add(sev, code string, f *flows.Flow, format string, args .
 	l.out = append(l.out, fd)
 }
 
-func severityRank(s string) int {
+func severityRank(s Severity) int {
 	switch s {
 	case SeverityError:
 		return 0

@@ -164,7 +164,7 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 		ew.printf("  none\n")
 	}
 	for _, f := range r.Findings {
-		sev := strings.ToUpper(f.Severity)
+		sev := strings.ToUpper(string(f.Severity))
 		switch f.Severity {
 		case SeverityError:
 			sev = paint(ansiRed, sev)

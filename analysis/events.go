@@ -132,8 +132,6 @@ func (a *eventArena) int(v int) *int {
 	return slot(&a.ints, v)
 }
 
-func eventReport(e *flows.Event) EventReport { return (*eventArena)(nil).eventReport(e) }
-
 // eventReport converts one event, its pointer fields taken from a (a nil
 // arena allocates each one).
 func (a *eventArena) eventReport(e *flows.Event) EventReport {

@@ -3,6 +3,8 @@ package decode
 import (
 	"net/netip"
 	"strconv"
+
+	"github.com/rocetrace/rocetrace/internal/jsonstr"
 )
 
 // jsonWriter appends one JSON object to a byte slice without reflection.
@@ -29,9 +31,9 @@ func (w *jsonWriter) int(k string, v int64) { w.key(k); w.b = strconv.AppendInt(
 
 func (w *jsonWriter) bool(k string, v bool) { w.key(k); w.b = strconv.AppendBool(w.b, v) }
 
-// str appends a string value; callers pass only strings without characters
-// that need escaping beyond what appendQuoted handles.
-func (w *jsonWriter) str(k, v string) { w.key(k); w.b = appendQuoted(w.b, v) }
+// str appends a string value as encoding/json writes it without HTML
+// escaping (jsonstr.Append): invalid UTF-8 becomes \ufffd.
+func (w *jsonWriter) str(k, v string) { w.key(k); w.b = jsonstr.Append(w.b, v) }
 
 func (w *jsonWriter) optUint(k string, ok bool, v uint64) {
 	if ok {
@@ -69,24 +71,6 @@ func (w *jsonWriter) mac(k string, ok bool, m [6]byte) {
 	w.b = append(w.b, '"')
 	w.b = AppendMAC(w.b, m)
 	w.b = append(w.b, '"')
-}
-
-// appendQuoted appends s as a JSON string.
-func appendQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
 }
 
 // AppendMAC appends m as "aa:bb:cc:dd:ee:ff".

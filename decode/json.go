@@ -110,6 +110,32 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	w.optUint("ttl", ip, uint64(p.TTL))
 	w.optUint("udp_sport", p.HasUDP, uint64(p.SrcPort))
 	w.optUint("udp_dport", p.HasUDP, uint64(p.DstPort))
+	w.bthFields(p)
+	w.pfcFields(p)
+	w.optUint("pause_quanta", p.Kind == KindPause, uint64(p.PauseQuanta))
+	if flow != "" {
+		w.str("flow", flow)
+	} else {
+		w.null("flow")
+	}
+	// Fields beyond the contract's list.
+	w.bool("truncated", p.Truncated)
+	w.bool("malformed", p.Malformed)
+	if p.Encap != EncapNone {
+		w.str("encap", p.Encap.String())
+	}
+	if p.CM.Attr != 0 {
+		w.uint("cm_attr", uint64(p.CM.Attr))
+		w.uint("cm_local_comm_id", uint64(p.CM.LocalCommID))
+		w.uint("cm_remote_comm_id", uint64(p.CM.RemoteCommID))
+		w.uint("cm_local_qpn", uint64(p.CM.LocalQPN))
+	}
+	return append(w.b, '}')
+}
+
+// bthFields appends the fields of the BTH and the extended headers, the
+// payload length and the ICRC (null without a BTH).
+func (w *jsonWriter) bthFields(p *Packet) {
 	b := &p.BTH
 	h := p.HasBTH
 	w.optUint("opcode", h, uint64(b.Opcode))
@@ -156,6 +182,10 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	} else {
 		w.null("icrc_status")
 	}
+}
+
+// pfcFields appends the PFC fields (null unless p is a PFC frame).
+func (w *jsonWriter) pfcFields(p *Packet) {
 	pfc := p.Kind == KindPFC
 	w.optUint("pfc_enable", pfc, uint64(p.PFCEnable))
 	if pfc {
@@ -171,23 +201,4 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	} else {
 		w.null("pfc_quanta")
 	}
-	w.optUint("pause_quanta", p.Kind == KindPause, uint64(p.PauseQuanta))
-	if flow != "" {
-		w.str("flow", flow)
-	} else {
-		w.null("flow")
-	}
-	// Fields beyond the contract's list.
-	w.bool("truncated", p.Truncated)
-	w.bool("malformed", p.Malformed)
-	if p.Encap != EncapNone {
-		w.str("encap", p.Encap.String())
-	}
-	if p.CM.Attr != 0 {
-		w.uint("cm_attr", uint64(p.CM.Attr))
-		w.uint("cm_local_comm_id", uint64(p.CM.LocalCommID))
-		w.uint("cm_remote_comm_id", uint64(p.CM.RemoteCommID))
-		w.uint("cm_local_qpn", uint64(p.CM.LocalQPN))
-	}
-	return append(w.b, '}')
 }

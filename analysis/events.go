@@ -1,12 +1,11 @@
 package analysis
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/internal/jsonstr"
 )
 
 // EventReport is one event of the report. Kind, TsNs and Flow apply to
@@ -132,8 +131,6 @@ func (a *eventArena) int(v int) *int {
 	return slot(&a.ints, v)
 }
 
-func eventReport(e *flows.Event) EventReport { return (*eventArena)(nil).eventReport(e) }
-
 // eventReport converts one event, its pointer fields taken from a (a nil
 // arena allocates each one).
 func (a *eventArena) eventReport(e *flows.Event) EventReport {
@@ -222,7 +219,7 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 		if v == nil {
 			b = append(b, "null"...)
 		} else {
-			b = appendJSONString(b, *v)
+			b = jsonstr.Append(b, *v)
 		}
 	}
 	if indent {
@@ -232,7 +229,7 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 	} else {
 		b = append(b, `{"kind":`...)
 	}
-	b = appendJSONString(b, e.Kind)
+	b = jsonstr.Append(b, e.Kind)
 	field("ts_ns")
 	b = strconv.AppendInt(b, e.TsNs, 10)
 	str("flow", e.Flow)
@@ -274,26 +271,4 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 		b = append(b, evIndentClose...)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as encoding/json writes it without HTML
-// escaping (flow ids contain '>'). Plain printable ASCII is quoted
-// directly; anything else goes through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			return appendJSONStringSlow(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-func appendJSONStringSlow(b []byte, s string) []byte {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // a string always encodes
-	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }

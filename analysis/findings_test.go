@@ -149,7 +149,7 @@ func TestFindingsOrder(t *testing.T) {
 	)...)
 	var got []string
 	for _, f := range r.Findings {
-		got = append(got, f.Severity+" "+f.Code)
+		got = append(got, string(f.Severity)+" "+f.Code)
 	}
 	want := []string{"error icrc_bad", "warning pause_priority_without_roce", "warning not_ect", "warning psn_gap"}
 	if len(got) != len(want) {

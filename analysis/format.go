@@ -14,7 +14,5 @@ func fmtTs(ts, start int64) string {
 // fmtBytes renders a byte count: "512 B", "1.5 KiB", "3.2 MiB", "1.1 GiB".
 func fmtBytes(n int64) string { return units.Bytes(n) }
 
-func trimFloat1(v float64) string { return units.One(v) }
-
 // plural renders "1 NAK", "2 NAKs".
 func plural(n int64, what string) string { return units.Plural(n, what) }

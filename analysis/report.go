@@ -89,20 +89,24 @@ type PFCReport struct {
 	LongestNs int64  `json:"longest_ns"`
 }
 
-// Severity of a finding.
+// Severity is how serious a finding is. Its JSON is the bare string
+// ("error", "warning" or "info").
+type Severity string
+
+// Severities of a finding, most serious first.
 const (
-	SeverityError   = "error"
-	SeverityWarning = "warning"
-	SeverityInfo    = "info"
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
 )
 
 // Finding is one diagnosis. Code is a stable lower_snake identifier (see the
 // package doc); Flow is null for capture-wide findings.
 type Finding struct {
-	Severity string  `json:"severity"`
-	Code     string  `json:"code"`
-	Message  string  `json:"message"`
-	Flow     *string `json:"flow"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	Flow     *string  `json:"flow"`
 }
 
 // Options tunes Build. Zero values take the defaults.

@@ -258,3 +258,16 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
 	}
 }
+
+// A Severity marshals as its bare string, as the untyped constants did.
+func TestSeverityJSON(t *testing.T) {
+	for sev, want := range map[Severity]string{SeverityError: "error", SeverityWarning: "warning", SeverityInfo: "info"} {
+		b, err := json.Marshal(Finding{Severity: sev, Code: CodeNAK})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := `{"severity":"` + want + `","code":"nak","message":"","flow":null}`; string(b) != w {
+			t.Errorf("%q: got %s, want %s", sev, b, w)
+		}
+	}
+}

@@ -53,18 +53,43 @@ func hasProblem(f *FlowReport) bool {
 // first) in an aligned table, CNP latency, PFC per port and priority, and
 // findings. Every number carries its unit.
 func WriteText(w io.Writer, r Report, opts TextOptions) error {
-	ew := &errWriter{w: w}
-	paint := func(code, s string) string {
-		if !opts.Color {
-			return s
-		}
-		return code + s + ansiReset
-	}
-	c := r.Capture
-	dur := c.LastTsNs - c.FirstTsNs
+	tx := &textWriter{ew: &errWriter{w: w}, color: opts.Color}
+	tx.capture(&r.Capture)
+	tx.flows(r.Flows, opts.MaxFlows)
+	tx.latency(r.CNPLatency)
+	tx.pfc(r.PFC, r.Capture.LastTsNs-r.Capture.FirstTsNs)
+	tx.findings(r.Findings)
+	return tx.ew.err
+}
 
-	ew.printf("%s\n", paint(ansiBold, "== Capture"))
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+// textWriter writes the sections of the text report.
+type textWriter struct {
+	ew    *errWriter
+	color bool
+}
+
+// paint wraps s in the ANSI code when colours are on.
+func (tx *textWriter) paint(code, s string) string {
+	if !tx.color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// heading writes a section heading, after a blank line unless first.
+func (tx *textWriter) heading(title string, first bool) {
+	if first {
+		tx.ew.printf("%s\n", tx.paint(ansiBold, title))
+	} else {
+		tx.ew.printf("\n%s\n", tx.paint(ansiBold, title))
+	}
+}
+
+// capture writes the capture summary.
+func (tx *textWriter) capture(c *CaptureSummary) {
+	dur := c.LastTsNs - c.FirstTsNs
+	tx.heading("== Capture", true)
+	tw := tabwriter.NewWriter(tx.ew, 0, 0, 2, ' ', 0)
 	if len(c.Files) > 0 {
 		fmt.Fprintf(tw, "  files\t%s\n", strings.Join(c.Files, ", "))
 	}
@@ -84,102 +109,110 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 		fmt.Fprintf(tw, "  kernel drops\t%s frames lost by the capture itself (not by the fabric)\n", num(c.KernelDrops))
 	}
 	_ = tw.Flush()
+}
 
-	// Flows.
+// flows writes the flow table: problem flows first, at most maxFlows
+// (0: 50, negative: all).
+func (tx *textWriter) flows(all []FlowReport, maxFlows int) {
 	var problems, clean []*FlowReport
-	for i := range r.Flows {
-		if hasProblem(&r.Flows[i]) {
-			problems = append(problems, &r.Flows[i])
+	for i := range all {
+		if hasProblem(&all[i]) {
+			problems = append(problems, &all[i])
 		} else {
-			clean = append(clean, &r.Flows[i])
+			clean = append(clean, &all[i])
 		}
 	}
 	list := append(problems, clean...)
-	limit := opts.MaxFlows
+	limit := maxFlows
 	if limit == 0 {
 		limit = 50
 	}
 	if limit < 0 || limit > len(list) {
 		limit = len(list)
 	}
-	ew.printf("\n%s\n", paint(ansiBold, fmt.Sprintf("== Flows: %d (%d with problems, listed first)", len(r.Flows), len(problems))))
-	if len(list) > 0 {
-		// The text columns are padded by hand so that tabwriter can
-		// right-align the numbers.
-		idW, trW := len("FLOW"), len("TRANSPORT")
-		for _, f := range list[:limit] {
-			idW, trW = max(idW, len(f.ID)), max(trW, len(f.Transport))
-		}
-		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\tPACKETS\tBYTES\tPAYLOAD\tDURATION\tPSN GAPS\tMISSING PSNs\tRETRANSMITTED PKTS\tNAKs\tRNR NAKs\tCE PKTS\tCNPs SENT\tCNPs RECEIVED\t\n",
-			idW, "FLOW", trW, "TRANSPORT", "PEER QP")
-		for _, f := range list[:limit] {
-			peer := "-"
-			if f.Peer != nil {
-				if i := strings.LastIndex(*f.Peer, ":qp"); i >= 0 {
-					peer = (*f.Peer)[i+1:]
-				}
-			}
-			fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
-				idW, f.ID, trW, f.Transport, peer, num(f.Packets), fmtBytes(f.Bytes), fmtBytes(f.PayloadBytes),
-				fmtDur(f.LastTsNs-f.FirstTsNs), num(f.PSNGaps), num(f.MissingPSNs), num(f.Retransmitted),
-				num(f.NAKs), num(f.RNRNAKs), num(f.ECNCE), num(f.CNPs), num(f.CNPsReceived))
-		}
-		_ = tw.Flush()
-		if limit < len(list) {
-			ew.printf("  ... %d more flows without problems (use --json for all)\n", len(list)-limit)
-		}
+	tx.heading(fmt.Sprintf("== Flows: %d (%d with problems, listed first)", len(all), len(problems)), false)
+	if len(list) == 0 {
+		return
 	}
+	// The text columns are padded by hand so that tabwriter can
+	// right-align the numbers.
+	idW, trW := len("FLOW"), len("TRANSPORT")
+	for _, f := range list[:limit] {
+		idW, trW = max(idW, len(f.ID)), max(trW, len(f.Transport))
+	}
+	tw := tabwriter.NewWriter(tx.ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\tPACKETS\tBYTES\tPAYLOAD\tDURATION\tPSN GAPS\tMISSING PSNs\tRETRANSMITTED PKTS\tNAKs\tRNR NAKs\tCE PKTS\tCNPs SENT\tCNPs RECEIVED\t\n",
+		idW, "FLOW", trW, "TRANSPORT", "PEER QP")
+	for _, f := range list[:limit] {
+		peer := "-"
+		if f.Peer != nil {
+			if i := strings.LastIndex(*f.Peer, ":qp"); i >= 0 {
+				peer = (*f.Peer)[i+1:]
+			}
+		}
+		fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			idW, f.ID, trW, f.Transport, peer, num(f.Packets), fmtBytes(f.Bytes), fmtBytes(f.PayloadBytes),
+			fmtDur(f.LastTsNs-f.FirstTsNs), num(f.PSNGaps), num(f.MissingPSNs), num(f.Retransmitted),
+			num(f.NAKs), num(f.RNRNAKs), num(f.ECNCE), num(f.CNPs), num(f.CNPsReceived))
+	}
+	_ = tw.Flush()
+	if limit < len(list) {
+		tx.ew.printf("  ... %d more flows without problems (use --json for all)\n", len(list)-limit)
+	}
+}
 
-	// CNP latency.
-	l := r.CNPLatency
-	ew.printf("\n%s\n", paint(ansiBold, "== CNP latency (first CE mark -> CNP)"))
+// latency writes the CNP latency summary.
+func (tx *textWriter) latency(l LatencySummary) {
+	tx.heading("== CNP latency (first CE mark -> CNP)", false)
 	if l.Count == 0 {
-		ew.printf("  no samples\n")
+		tx.ew.printf("  no samples\n")
 	} else {
-		ew.printf("  %s: min %s  p50 %s  p99 %s  max %s\n", plural(l.Count, "sample"), us(l.MinNs), us(l.P50Ns), us(l.P99Ns), us(l.MaxNs))
+		tx.ew.printf("  %s: min %s  p50 %s  p99 %s  max %s\n", plural(l.Count, "sample"), us(l.MinNs), us(l.P50Ns), us(l.P99Ns), us(l.MaxNs))
 	}
+}
 
-	// PFC.
-	ew.printf("\n%s\n", paint(ansiBold, "== PFC / PAUSE"))
-	if len(r.PFC) == 0 {
-		ew.printf("  none\n")
-	} else {
-		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "  %-17s  %-12s\tFRAMES\tXON FRAMES\tEPISODES\tPAUSED\tLONGEST\tSHARE OF CAPTURE\t\n", "SRC MAC", "PRIORITY")
-		for _, p := range r.PFC {
-			prio := "all (802.3x)"
-			if p.Priority != nil {
-				prio = strconv.Itoa(*p.Priority)
-			}
-			fmt.Fprintf(tw, "  %-17s  %-12s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.SrcMAC, prio, num(p.Frames), num(p.XONFrames),
-				num(p.Episodes), fmtDur(p.PausedNs), fmtDur(p.LongestNs), pct(p.PausedNs, dur))
+// pfc writes the PFC table; dur is the capture's duration (for the share).
+func (tx *textWriter) pfc(pfc []PFCReport, dur int64) {
+	tx.heading("== PFC / PAUSE", false)
+	if len(pfc) == 0 {
+		tx.ew.printf("  none\n")
+		return
+	}
+	tw := tabwriter.NewWriter(tx.ew, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "  %-17s  %-12s\tFRAMES\tXON FRAMES\tEPISODES\tPAUSED\tLONGEST\tSHARE OF CAPTURE\t\n", "SRC MAC", "PRIORITY")
+	for _, p := range pfc {
+		prio := "all (802.3x)"
+		if p.Priority != nil {
+			prio = strconv.Itoa(*p.Priority)
 		}
-		_ = tw.Flush()
+		fmt.Fprintf(tw, "  %-17s  %-12s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", p.SrcMAC, prio, num(p.Frames), num(p.XONFrames),
+			num(p.Episodes), fmtDur(p.PausedNs), fmtDur(p.LongestNs), pct(p.PausedNs, dur))
 	}
+	_ = tw.Flush()
+}
 
-	// Findings.
-	ew.printf("\n%s\n", paint(ansiBold, fmt.Sprintf("== Findings: %d", len(r.Findings))))
-	if len(r.Findings) == 0 {
-		ew.printf("  none\n")
+// findings writes the findings, severity first.
+func (tx *textWriter) findings(findings []Finding) {
+	tx.heading(fmt.Sprintf("== Findings: %d", len(findings)), false)
+	if len(findings) == 0 {
+		tx.ew.printf("  none\n")
 	}
-	for _, f := range r.Findings {
-		sev := strings.ToUpper(f.Severity)
+	for _, f := range findings {
+		sev := strings.ToUpper(string(f.Severity))
 		switch f.Severity {
 		case SeverityError:
-			sev = paint(ansiRed, sev)
+			sev = tx.paint(ansiRed, sev)
 		case SeverityWarning:
-			sev = paint(ansiYellow, sev)
+			sev = tx.paint(ansiYellow, sev)
 		default:
-			sev = paint(ansiCyan, sev)
+			sev = tx.paint(ansiCyan, sev)
 		}
 		where := ""
 		if f.Flow != nil {
 			where = " [" + *f.Flow + "]"
 		}
-		ew.printf("  %s %s%s: %s\n", sev, f.Code, where, f.Message)
+		tx.ew.printf("  %s %s%s: %s\n", sev, f.Code, where, f.Message)
 	}
-	return ew.err
 }
 
 // num renders an integer with thousands separators: 1,234,567.

@@ -3,6 +3,8 @@ package decode
 import (
 	"net/netip"
 	"strconv"
+
+	"github.com/rocetrace/rocetrace/internal/jsonstr"
 )
 
 // jsonWriter appends one JSON object to a byte slice without reflection.
@@ -29,9 +31,9 @@ func (w *jsonWriter) int(k string, v int64) { w.key(k); w.b = strconv.AppendInt(
 
 func (w *jsonWriter) bool(k string, v bool) { w.key(k); w.b = strconv.AppendBool(w.b, v) }
 
-// str appends a string value; callers pass only strings without characters
-// that need escaping beyond what appendQuoted handles.
-func (w *jsonWriter) str(k, v string) { w.key(k); w.b = appendQuoted(w.b, v) }
+// str appends a string value as encoding/json writes it without HTML
+// escaping (jsonstr.Append): invalid UTF-8 becomes \ufffd.
+func (w *jsonWriter) str(k, v string) { w.key(k); w.b = jsonstr.Append(w.b, v) }
 
 func (w *jsonWriter) optUint(k string, ok bool, v uint64) {
 	if ok {
@@ -71,24 +73,6 @@ func (w *jsonWriter) mac(k string, ok bool, m [6]byte) {
 	w.b = append(w.b, '"')
 }
 
-// appendQuoted appends s as a JSON string.
-func appendQuoted(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b = append(b, '\\', c)
-		case c < 0x20:
-			b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
-}
-
 // AppendMAC appends m as "aa:bb:cc:dd:ee:ff".
 func AppendMAC(b []byte, m [6]byte) []byte {
 	const hex = "0123456789abcdef"
@@ -126,6 +110,32 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	w.optUint("ttl", ip, uint64(p.TTL))
 	w.optUint("udp_sport", p.HasUDP, uint64(p.SrcPort))
 	w.optUint("udp_dport", p.HasUDP, uint64(p.DstPort))
+	w.bthFields(p)
+	w.pfcFields(p)
+	w.optUint("pause_quanta", p.Kind == KindPause, uint64(p.PauseQuanta))
+	if flow != "" {
+		w.str("flow", flow)
+	} else {
+		w.null("flow")
+	}
+	// Fields beyond the contract's list.
+	w.bool("truncated", p.Truncated)
+	w.bool("malformed", p.Malformed)
+	if p.Encap != EncapNone {
+		w.str("encap", p.Encap.String())
+	}
+	if p.CM.Attr != 0 {
+		w.uint("cm_attr", uint64(p.CM.Attr))
+		w.uint("cm_local_comm_id", uint64(p.CM.LocalCommID))
+		w.uint("cm_remote_comm_id", uint64(p.CM.RemoteCommID))
+		w.uint("cm_local_qpn", uint64(p.CM.LocalQPN))
+	}
+	return append(w.b, '}')
+}
+
+// bthFields appends the fields of the BTH and the extended headers, the
+// payload length and the ICRC (null without a BTH).
+func (w *jsonWriter) bthFields(p *Packet) {
 	b := &p.BTH
 	h := p.HasBTH
 	w.optUint("opcode", h, uint64(b.Opcode))
@@ -172,6 +182,10 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	} else {
 		w.null("icrc_status")
 	}
+}
+
+// pfcFields appends the PFC fields (null unless p is a PFC frame).
+func (w *jsonWriter) pfcFields(p *Packet) {
 	pfc := p.Kind == KindPFC
 	w.optUint("pfc_enable", pfc, uint64(p.PFCEnable))
 	if pfc {
@@ -187,23 +201,4 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	} else {
 		w.null("pfc_quanta")
 	}
-	w.optUint("pause_quanta", p.Kind == KindPause, uint64(p.PauseQuanta))
-	if flow != "" {
-		w.str("flow", flow)
-	} else {
-		w.null("flow")
-	}
-	// Fields beyond the contract's list.
-	w.bool("truncated", p.Truncated)
-	w.bool("malformed", p.Malformed)
-	if p.Encap != EncapNone {
-		w.str("encap", p.Encap.String())
-	}
-	if p.CM.Attr != 0 {
-		w.uint("cm_attr", uint64(p.CM.Attr))
-		w.uint("cm_local_comm_id", uint64(p.CM.LocalCommID))
-		w.uint("cm_remote_comm_id", uint64(p.CM.RemoteCommID))
-		w.uint("cm_local_qpn", uint64(p.CM.LocalQPN))
-	}
-	return append(w.b, '}')
 }

@@ -163,7 +163,7 @@ func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
 			}
 			switch col {
 			case 0:
-				return f.Severity, m
+				return string(f.Severity), m
 			case 1:
 				return f.Code, m
 			}

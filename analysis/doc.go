@@ -1,5 +1,5 @@
 // Package analysis turns a finished flows.Table and the capture counters
-// into the Report of `rocetrace report` (contract.md, "report --json"): pure
+// into the Report of `rocetrace report` (docs/interface.md, "report --json"): pure
 // functions, deterministic output, no I/O except the io.Writer given to
 // WriteText / WriteJSON.
 //

@@ -13,7 +13,7 @@ import (
 )
 
 // Report is the whole analysis, in the shape of `rocetrace report --json`
-// (contract.md). Slices are never nil, so they marshal as [].
+// (docs/interface.md). Slices are never nil, so they marshal as [].
 type Report struct {
 	Capture    CaptureSummary `json:"capture"`
 	Flows      []FlowReport   `json:"flows"`

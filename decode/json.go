@@ -85,8 +85,8 @@ func AppendMAC(b []byte, m [6]byte) []byte {
 	return b
 }
 
-// AppendJSON appends p as one JSON object with the contract's packet field
-// names ("Packet fields" in contract.md): every field is present, null where
+// AppendJSON appends p as one JSON object with the packet field names of
+// `packets --json` (docs/interface.md): every field is present, null where
 // it does not apply. file is the capture's name and flow the flow id ("" for
 // null).
 func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {

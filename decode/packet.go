@@ -5,7 +5,7 @@ import "net/netip"
 // Kind classifies a frame for counting and analysis.
 type Kind uint8
 
-// Frame kinds, as in contract.md ("roce", "cnp", "pfc", "pause", "other").
+// Frame kinds, as in docs/interface.md ("roce", "cnp", "pfc", "pause", "other").
 const (
 	KindOther Kind = iota // anything else, including RoCE cut inside its BTH
 	KindRoCE              // a whole BTH on the RoCE UDP port (not a CNP)
@@ -161,7 +161,7 @@ type Packet struct {
 
 	Kind       Kind
 	Truncated  bool // CapLen < Len
-	Malformed  bool // bytes contradict themselves (see contract.md)
+	Malformed  bool // bytes contradict themselves (see docs/interface.md)
 	ICRCStatus ICRCStatus
 	VLANCount  uint8 // tags seen on the analysed frame
 	VLANPCP    uint8 // outermost tag's PCP

@@ -1,9 +1,8 @@
 // Package export writes an analysis as Parquet tables that notebooks
 // (pandas, Polars), DuckDB, Spark and Trino read as they are.
 //
-// Four tables, with the contract's column names (contract.md, "Packet
-// fields" and "Parquet (export)"; every column is described in
-// docs/parquet.md):
+// Four tables, with the JSON names of docs/interface.md as column names
+// (every column is described in docs/parquet.md):
 //
 //	packets.parquet  one row per RoCE, CNP, PFC and PAUSE frame (PacketRow)
 //	flows.parquet    one row per flow of the report (FlowRow)

@@ -6,9 +6,9 @@ import (
 )
 
 // PacketRow is one row of packets.parquet: one RoCE, CNP, PFC or PAUSE
-// frame. Column names are the contract's packet field names ("Packet
-// fields" in contract.md); a pointer (or nil slice) is a nullable column,
-// null exactly where `packets --json` prints null. Beyond the contract:
+// frame. Column names are the packet field names of `packets --json`
+// (docs/interface.md); a pointer (or nil slice) is a nullable column,
+// null exactly where `packets --json` prints null. Beyond the JSON:
 // ts (the capture time as TIMESTAMP(NANOS, UTC), the same instant as ts_ns),
 // truncated, malformed and encap.
 //
@@ -79,7 +79,7 @@ type PacketRow struct {
 }
 
 // FlowRow is one row of flows.parquet: a flow of the report ("flows" in
-// contract.md), plus first_ts and last_ts as TIMESTAMP(NANOS, UTC).
+// docs/interface.md), plus first_ts and last_ts as TIMESTAMP(NANOS, UTC).
 type FlowRow struct {
 	ID            string  `parquet:"id,dict"`
 	SrcIP         string  `parquet:"src_ip,dict"`
@@ -107,7 +107,7 @@ type FlowRow struct {
 
 // EventRow is one row of events.parquet: the common columns kind, ts_ns and
 // flow (plus ts as TIMESTAMP(NANOS, UTC)), then every kind's own fields,
-// null for the kinds that do not have them ("Events" in contract.md).
+// null for the kinds that do not have them ("events" in docs/interface.md).
 type EventRow struct {
 	Kind        string  `parquet:"kind,dict"`
 	TsNs        int64   `parquet:"ts_ns"`

@@ -6,8 +6,8 @@
 // frames of known flows and PFC keys unless the frame produces an event;
 // memory grows with flows, events and PFC keys, never with packets.
 //
-// The contract (docs/contract.md: Counting, Events, PFC) is implemented as
-// written. Where it is silent, these are the rules:
+// The interface (docs/interface.md: capture, flows, events, pfc) is
+// implemented as written. Where it is silent, these are the rules:
 //
 // # Flows
 //

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit statuses (contract.md).
+// Exit statuses (docs/interface.md).
 const (
 	exitOK     = 0
 	exitFailed = 1 // missing, unreadable, not a capture, or damaged input

@@ -125,6 +125,7 @@ func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
 	}
 	p.Len = wireLen
 	p.CapLen = len(data)
+	p.LinkType = link
 	p.Truncated = len(data) < wireLen
 	switch link {
 	case LinkTypeEthernet:

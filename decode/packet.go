@@ -192,9 +192,10 @@ type Packet struct {
 
 	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
 
-	Offset  int64  // byte offset of the record in its file
-	Problem string // why Malformed, or "" (a constant string: no allocation)
-	Encap   Encap
+	Offset   int64    // byte offset of the record in its file
+	LinkType LinkType // link type the frame was decoded from
+	Problem  string   // why Malformed, or "" (a constant string: no allocation)
+	Encap    Encap
 
 	DstMAC    [6]byte
 	HasMAC    bool

@@ -119,3 +119,33 @@ func TestLargeCapture(t *testing.T) {
 	ra.key(tcell.KeyRune, 'q')
 	ra.wait()
 }
+
+// BenchmarkLoadFile measures the TUI's full load (Open, Start, Done: every
+// frame indexed and the final report built) of the capture named by
+// $ROCETRACE_BENCH_FILE, to compare with engine's BenchmarkPipelineFile
+// (`rocetrace report --json`) on the same file; skipped when unset:
+//
+//	ROCETRACE_BENCH_FILE=/tmp/rocetrace-bench/bulk-10m-128.pcap go test -run '^$' -bench LoadFile -benchtime 3x ./tui
+func BenchmarkLoadFile(b *testing.B) {
+	path := os.Getenv("ROCETRACE_BENCH_FILE")
+	if path == "" {
+		b.Skip("ROCETRACE_BENCH_FILE not set")
+	}
+	b.ReportAllocs()
+	var frames int
+	for b.Loop() {
+		m, err := Open(Config{Paths: []string{path}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		m.Start(context.Background())
+		<-m.Done()
+		s := m.Snapshot()
+		m.Close()
+		if len(s.Errors) != 0 || s.Report == nil {
+			b.Fatalf("load: %v", s.Errors)
+		}
+		frames = s.Index.Len()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
+}

@@ -6,8 +6,6 @@ import (
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
-
-	"github.com/rocetrace/rocetrace/decode"
 )
 
 // countingRows is a rowSource that counts its calls.
@@ -25,10 +23,8 @@ func (c *countingRows) Row(s *Snapshot, pos int) *PacketRow {
 // bigSnapshot has an index of n frames (no file behind it).
 func bigSnapshot(n int) *Snapshot {
 	x := newPacketIndex(1)
-	var rec decode.Record
 	for i := range n {
-		rec.Offset = 24 + int64(i)*1098
-		x.add(&rec)
+		x.add(0, 24+int64(i)*1098)
 	}
 	return &Snapshot{Index: x.view(), Files: []string{"big.pcap"}}
 }

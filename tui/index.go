@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
 )
 
 // The packet index. The TUI keeps no packets: for every frame of the
@@ -49,20 +50,20 @@ func newPacketIndex(nfiles int) *packetIndex {
 	return &packetIndex{nfiles: nfiles, counts: make([]uint64, nfiles)}
 }
 
-// add appends the frame of rec.
-func (x *packetIndex) add(rec *decode.Record) {
+// add appends the frame whose record is at byte offset off of file.
+func (x *packetIndex) add(file int, off int64) {
 	if x.n&chunkMask == 0 {
 		x.chunks = append(x.chunks, make([]uint64, chunkLen))
 	}
 	if x.nfiles > 1 && x.n%checkpointEvery == 0 {
 		x.cps = append(x.cps, x.counts...)
 	}
-	off := uint64(rec.Offset)
-	if off > maxOffset {
-		off = maxOffset
+	o := uint64(off)
+	if o > maxOffset {
+		o = maxOffset
 	}
-	x.chunks[x.n>>chunkBits][x.n&chunkMask] = off<<fileBits | uint64(rec.File)
-	x.counts[rec.File]++
+	x.chunks[x.n>>chunkBits][x.n&chunkMask] = o<<fileBits | uint64(file)
+	x.counts[file]++
 	x.n++
 }
 
@@ -108,15 +109,8 @@ func (v IndexView) Frame(i int) uint64 {
 	return n + 1
 }
 
-// layoutPoint says that from byte offset Off on, a file's records are read
-// with Layout.
-type layoutPoint struct {
-	Off    int64
-	Layout *decode.Layout
-}
-
 // layoutAt returns the layout in force at offset off of a file.
-func layoutAt(points []layoutPoint, off int64) *decode.Layout {
+func layoutAt(points []engine.LayoutPoint, off int64) *decode.Layout {
 	lo, hi := 0, len(points) // first point with Off > off
 	for lo < hi {
 		m := (lo + hi) / 2

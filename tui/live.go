@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+
 	"os"
 	"sync"
 	"time"
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/flows"
 )
 
@@ -87,7 +88,6 @@ func openLive(cfg Config) (*Model, error) {
 	}
 	m := &Model{
 		cfg:        cfg,
-		byFile:     make([]*decode.Reader, 1),
 		files:      []*os.File{f},
 		done:       make(chan struct{}),
 		liveLayout: lay,
@@ -122,26 +122,21 @@ func (m *Model) kernelDrops() int64 {
 
 // summary is the capture summary of the frames so far.
 func (l *loader) summary() analysis.CaptureSummary {
-	s := l.counter.Summary(l.names())
+	s := l.eng.Summary(l.names())
 	s.KernelDrops = l.m.kernelDrops()
 	return s
 }
 
 // runLive is the loader of a live capture. The capture goroutine (this
-// one) reads, records and analyses each record; a ticker publishes a
-// snapshot every PublishEvery whether frames arrive or not. mu keeps the
-// two apart. When ctx ends the source is stopped; what it still holds is
-// analysed, then the last snapshot is published.
+// one) reads, records and analyses each record on the engine (RunLive); a
+// ticker publishes a snapshot every PublishEvery whether frames arrive or
+// not. mu keeps the two apart. When ctx ends the source is stopped; what it
+// still holds is analysed, then the last snapshot is published.
 func (l *loader) runLive(ctx context.Context) {
 	m := l.m
 	lv := m.cfg.Live
-	l.layouts[0] = []layoutPoint{{Off: 0, Layout: m.liveLayout}}
-	dec := decode.NewDecoder(m.cfg.Decode)
-	var (
-		mu  sync.Mutex
-		rec decode.Record
-		p   decode.Packet
-	)
+	l.layouts[0] = []engine.LayoutPoint{{Off: 0, Layout: m.liveLayout}}
+	var mu sync.Mutex
 	l.publish(false, false)
 
 	ended := make(chan struct{})
@@ -166,36 +161,41 @@ func (l *loader) runLive(ctx context.Context) {
 		}
 	}()
 
-	for {
-		err := lv.Source.Next(&rec)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	var tapErr error
+	err := l.eng.RunLive(lv.Source, engine.Live{Lock: &mu, Tap: func(rec *decode.Record) error {
+		tapErr = l.record(rec)
+		return tapErr
+	}}, func(p *decode.Packet, f *flows.Flow) error {
+		l.frame(p, f)
+		return nil
+	})
+	if err != nil && err != tapErr {
 		mu.Lock()
-		if err != nil {
-			l.errs = append(l.errs, fmt.Errorf("capture ended early: %w", err))
-			mu.Unlock()
-			break
-		}
-		if l.index.n >= 1<<32-1 {
-			l.errs = append(l.errs, fmt.Errorf("more than %d frames: capture stopped", l.index.n))
-			mu.Unlock()
-			lv.Stop()
-			break
-		}
-		rec.File = 0
-		rec.Offset = lv.Recorder.Offset()
-		if err := lv.Recorder.WriteRecord(&rec); err != nil {
-			l.errs = append(l.errs, fmt.Errorf("recording %s: %w: capture stopped", lv.RecordingPath, err))
-			mu.Unlock()
-			lv.Stop()
-			break
-		}
-		l.frame(&rec, dec, &p)
+		l.errs = append(l.errs, fmt.Errorf("capture ended early: %w", err))
 		mu.Unlock()
 	}
 	close(ended)
 	<-tickerDone
 	l.buildWG.Wait()
 	l.publish(true, ctx.Err() != nil)
+}
+
+// record writes a live record to the recording before it is analysed, so
+// that the packet index points at it; an error stops the capture.
+func (l *loader) record(rec *decode.Record) error {
+	lv := l.m.cfg.Live
+	if l.index.n >= 1<<32-1 {
+		l.errs = append(l.errs, fmt.Errorf("more than %d frames: capture stopped", l.index.n))
+		lv.Stop()
+		return errIndexFull
+	}
+	rec.File = 0
+	rec.Offset = lv.Recorder.Offset()
+	if err := lv.Recorder.WriteRecord(rec); err != nil {
+		err = fmt.Errorf("recording %s: %w: capture stopped", lv.RecordingPath, err)
+		l.errs = append(l.errs, err)
+		lv.Stop()
+		return err
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/flows"
 )
 
@@ -82,7 +83,7 @@ type Snapshot struct {
 	// the capture lost so far.
 	Live        bool
 	KernelDrops int64
-	layouts     [][]layoutPoint
+	layouts     [][]engine.LayoutPoint
 }
 
 // FlowFramesOf returns the frames of flow i (nil when unknown).
@@ -106,12 +107,9 @@ func (s *Snapshot) FlowRate(i int) *FlowRate {
 // and analysis exactly as in `rocetrace report`; the model only keeps the
 // packet index, the frame lists and the timeline counters a viewer needs.
 type Model struct {
-	cfg      Config
-	readers  []*decode.Reader // opened inputs
-	byFile   []*decode.Reader // by file index (nil: could not be opened)
-	files    []*os.File       // second handle per file, for random access
-	openErrs []error
-	total    int64
+	cfg   Config
+	in    *engine.Inputs // files: the opened inputs (nil live)
+	files []*os.File     // second handle per file, for random access
 
 	liveLayout *decode.Layout // live: the recording's layout
 	flushErr   bool           // live: a recording flush failed (reported once)
@@ -122,6 +120,9 @@ type Model struct {
 	notify atomic.Pointer[func()]
 	done   chan struct{}
 	start  sync.Once
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open opens every capture. A file that cannot be opened is reported in
@@ -138,32 +139,26 @@ func Open(cfg Config) (*Model, error) {
 		cfg.PublishEvery = 200 * time.Millisecond
 	}
 	m := &Model{
-		cfg:    cfg,
-		byFile: make([]*decode.Reader, len(cfg.Paths)),
-		files:  make([]*os.File, len(cfg.Paths)),
-		done:   make(chan struct{}),
+		cfg:   cfg,
+		files: make([]*os.File, len(cfg.Paths)),
+		done:  make(chan struct{}),
 	}
+	// The same inputs as `rocetrace report`: memory-mapped where that
+	// pays; and a second handle per file for the packets pane.
+	m.in = engine.Open(cfg.Paths)
+	var openErrs []error
 	for i, path := range cfg.Paths {
-		r, err := decode.OpenFile(path, i)
-		if err != nil {
-			m.openErrs = append(m.openErrs, err)
-			continue
-		}
 		f, err := os.Open(path)
 		if err != nil {
-			r.Close()
-			m.openErrs = append(m.openErrs, err)
-			continue
+			continue // recorded by the inputs' own open
 		}
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-			m.total += st.Size()
-		}
-		m.readers = append(m.readers, r)
-		m.byFile[i] = r
 		m.files[i] = f
 	}
-	if len(m.readers) == 0 {
-		return nil, errors.Join(m.openErrs...)
+	m.in.TrackLayouts()
+	if m.in.Opened() == 0 {
+		openErrs = m.in.Errors()
+		m.Close()
+		return nil, errors.Join(openErrs...)
 	}
 	bps := cfg.Flows.LinkSpeedBps
 	if bps <= 0 {
@@ -171,8 +166,8 @@ func Open(cfg Config) (*Model, error) {
 	}
 	m.cur.Store(&Snapshot{
 		Files:    cfg.Paths,
-		Progress: Progress{TotalBytes: m.total},
-		Errors:   m.openErrs,
+		Progress: Progress{TotalBytes: m.in.Size()},
+		Errors:   m.in.Errors(),
 		LinkBps:  bps,
 	})
 	return m, nil
@@ -201,11 +196,17 @@ func (m *Model) Start(ctx context.Context) {
 // published.
 func (m *Model) Done() <-chan struct{} { return m.done }
 
-// Close closes the files. Call it after Done.
+// Close closes the files. Call it after Done; a second call does nothing
+// and returns the first's result.
 func (m *Model) Close() error {
+	m.closeOnce.Do(func() { m.closeErr = m.close() })
+	return m.closeErr
+}
+
+func (m *Model) close() error {
 	var errs []error
-	for _, r := range m.readers {
-		if err := r.Close(); err != nil {
+	if m.in != nil {
+		if err := m.in.Close(); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -240,19 +241,18 @@ type built struct {
 // loader is the state of one loading run (the loader goroutine's alone).
 type loader struct {
 	m          *Model
-	table      *flows.Table
-	counter    analysis.Counter
+	eng        *engine.Engine
 	index      *packetIndex
-	layouts    [][]layoutPoint
-	cur        []*decode.Layout
+	layouts    [][]engine.LayoutPoint // live only: the recording's (files: the inputs track theirs)
 	flowFrames [][]uint32
 	pfcFrames  []uint32
 	tl         timelines
 	nEvents    int
 	read       []int64 // per file: bytes up to the end of the last record
-	errs       []error
+	errs       []error // the loader's own errors (the inputs keep theirs)
 	started    time.Time
 	prev       *Snapshot
+	lastPub    time.Time
 
 	// Background report builds.
 	latest     atomic.Pointer[built]
@@ -270,12 +270,10 @@ func (m *Model) load(ctx context.Context) {
 	}
 	l := &loader{
 		m:       m,
-		table:   flows.NewTable(m.cfg.Flows),
+		eng:     engine.New(engine.Config{Decode: m.cfg.Decode, Flows: m.cfg.Flows}),
 		index:   newPacketIndex(n),
-		layouts: make([][]layoutPoint, n),
-		cur:     make([]*decode.Layout, n),
+		layouts: make([][]engine.LayoutPoint, n),
 		read:    make([]int64, n),
-		errs:    append([]error(nil), m.openErrs...),
 		started: time.Now(),
 		prev:    m.cur.Load(),
 	}
@@ -287,68 +285,47 @@ func (m *Model) load(ctx context.Context) {
 	l.run(ctx)
 }
 
+// errIndexFull stops the reading when the packet index cannot take more.
+var errIndexFull = errors.New("packet index full")
+
+// run loads the files on the engine's two-core pipeline: the frames reach
+// observe on this goroutine, in capture order, already counted and in the
+// flow table, as in `rocetrace report`.
 func (l *loader) run(ctx context.Context) {
-	m := l.m
-	merger := decode.NewMerger(m.readers)
-	dec := decode.NewDecoder(m.cfg.Decode)
-	var (
-		rec      decode.Record
-		p        decode.Packet
-		canceled bool
-	)
 	l.publish(false, false)
-	lastPub := time.Now()
-	for i := 1; ; i++ {
-		if n := m.cfg.publishFrames; n > 0 && i%n == 0 {
-			l.publish(false, false)
-		}
-		if i&1023 == 0 {
-			if ctx.Err() != nil {
-				canceled = true
-				break
-			}
-			if time.Since(lastPub) >= m.cfg.PublishEvery {
-				l.publish(false, false)
-				lastPub = time.Now()
-			}
-		}
-		err := merger.Next(&rec)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			l.errs = append(l.errs, err)
-			var de *decode.DamageError
-			if errors.As(err, &de) {
-				continue // the other files go on
-			}
-			break // a read error: stop, as `rocetrace report` does
-		}
-		if l.index.n >= 1<<32-1 {
-			l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
-			break
-		}
-		l.frame(&rec, dec, &p)
-	}
+	l.lastPub = time.Now()
+	err := l.eng.Run(ctx, l.m.in, l.observe)
+	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
 	l.buildWG.Wait()
 	l.publish(true, canceled)
 }
 
-// frame handles one record.
-func (l *loader) frame(rec *decode.Record, dec *decode.Decoder, p *decode.Packet) {
-	f := rec.File
-	if l.m.liveLayout == nil { // live: one recording, one layout (set by runLive)
-		if lay := l.m.byFile[f].Layout(l.cur[f]); lay != l.cur[f] {
-			l.cur[f] = lay
-			l.layouts[f] = append(l.layouts[f], layoutPoint{Off: rec.Offset, Layout: lay})
-		}
+// observe indexes one frame of the files and publishes a snapshot when it
+// is time: every publishFrames frames (tests), or every PublishEvery
+// (checked every 1024 frames).
+func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
+	if l.index.n >= 1<<32-1 {
+		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
+		return errIndexFull
 	}
+	l.frame(p, f)
+	i := l.index.n
+	if n := l.m.cfg.publishFrames; n > 0 && i%n == 0 {
+		l.publish(false, false)
+	}
+	if i&1023 == 0 && time.Since(l.lastPub) >= l.m.cfg.PublishEvery {
+		l.publish(false, false)
+		l.lastPub = time.Now()
+	}
+	return nil
+}
+
+// frame adds one frame, already analysed, to the index, its flow's frame
+// list and the timelines.
+func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	pos := uint32(l.index.n)
-	l.index.add(rec)
-	l.read[f] = rec.Offset + int64(rec.CapLen) + 16
-	dec.DecodeRecord(rec, p)
-	l.counter.Observe(p)
-	l.table.Observe(p)
+	l.index.add(p.File, p.Offset)
+	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
 
 	ts := p.TsNs
 	b := l.tl.bucket(ts)
@@ -363,7 +340,7 @@ func (l *loader) frame(rec *decode.Record, dec *decode.Decoder, p *decode.Packet
 		if p.Kind == decode.KindCNP {
 			v[SeriesCNP][b]++
 		}
-		if fl := l.table.FlowOf(p); fl != nil {
+		if fl != nil {
 			i := fl.Index()
 			for len(l.flowFrames) <= i {
 				l.flowFrames = append(l.flowFrames, nil)
@@ -375,7 +352,7 @@ func (l *loader) frame(rec *decode.Record, dec *decode.Decoder, p *decode.Packet
 		l.pfcFrames = append(l.pfcFrames, pos)
 	case decode.KindOther:
 	}
-	if evs := l.table.Events(); len(evs) > l.nEvents {
+	if evs := l.eng.Table().Events(); len(evs) > l.nEvents {
 		for i := l.nEvents; i < len(evs); i++ {
 			l.event(&evs[i])
 		}
@@ -417,23 +394,20 @@ func (l *loader) publish(final, canceled bool) {
 		Files:       l.names(),
 		Index:       l.index.view(),
 		PFCFrames:   l.pfcFrames[:len(l.pfcFrames):len(l.pfcFrames)],
-		Errors:      append([]error(nil), l.errs...),
+		Errors:      l.allErrors(),
 		LinkBps:     l.prev.LinkBps,
 		FlowFrames:  make([][]uint32, len(l.flowFrames)),
-		layouts:     make([][]layoutPoint, len(l.layouts)),
 	}
 	for i, ff := range l.flowFrames {
 		s.FlowFrames[i] = ff[:len(ff):len(ff)]
 	}
-	for i, lp := range l.layouts {
-		s.layouts[i] = lp[:len(lp):len(lp)]
-	}
+	s.layouts = l.currentLayouts()
 	var bytesRead int64
 	for _, b := range l.read {
 		bytesRead += b
 	}
 	s.Progress = Progress{
-		Frames: int64(l.index.n), Bytes: bytesRead, TotalBytes: m.total,
+		Frames: int64(l.index.n), Bytes: bytesRead, TotalBytes: m.totalBytes(),
 		Done: final, Canceled: canceled, Started: l.started, Elapsed: time.Since(l.started),
 	}
 	if final && canceled {
@@ -444,17 +418,17 @@ func (l *loader) publish(final, canceled bool) {
 			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
 		}
 	} else if final {
-		r := analysis.Build(l.table, l.summary(), m.cfg.Analysis)
+		r := l.eng.Report(l.summary(), m.cfg.Analysis)
 		// Finish closed the open pause and replay episodes and sorted the
 		// events: count the event series again from the final list.
 		clear(l.tl.tl.V[SeriesPaused][:])
 		clear(l.tl.tl.V[SeriesProblems][:])
-		evs := l.table.Events()
+		evs := l.eng.Table().Events()
 		for i := range evs {
 			l.event(&evs[i])
 		}
 		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
-		s.Progress.Bytes = max(s.Progress.Bytes, m.total)
+		s.Progress.Bytes = max(s.Progress.Bytes, m.totalBytes())
 	} else {
 		l.maybeBuild()
 		if b := l.latest.Load(); b != nil {
@@ -476,7 +450,7 @@ func (l *loader) maybeBuild() {
 		return
 	}
 	if l.m.cfg.publishFrames > 0 {
-		r := analysis.Build(l.table.Clone(), l.summary(), l.m.cfg.Analysis)
+		r := analysis.Build(l.eng.Table().Clone(), l.summary(), l.m.cfg.Analysis)
 		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
 		return
 	}
@@ -485,7 +459,7 @@ func (l *loader) maybeBuild() {
 	}
 	l.building.Store(true)
 	l.lastBuild = time.Now()
-	clone := l.table.Clone()
+	clone := l.eng.Table().Clone()
 	sum := l.summary()
 	frames := int64(l.index.n)
 	opts := l.m.cfg.Analysis
@@ -498,6 +472,37 @@ func (l *loader) maybeBuild() {
 		l.buildEvery.Store(max(int64(l.m.cfg.PublishEvery), 8*int64(time.Since(start))))
 		l.building.Store(false)
 	}()
+}
+
+// allErrors returns the inputs' errors (files that could not be opened,
+// damage), then the loader's own.
+func (l *loader) allErrors() []error {
+	var errs []error
+	if l.m.in != nil {
+		errs = l.m.in.Errors()
+	}
+	return append(errs, l.errs...)
+}
+
+// currentLayouts returns the record layouts of the frames indexed so far:
+// the recording's (live) or those the inputs tracked.
+func (l *loader) currentLayouts() [][]engine.LayoutPoint {
+	if l.m.in != nil {
+		return l.m.in.Layouts()
+	}
+	out := make([][]engine.LayoutPoint, len(l.layouts))
+	for i, lp := range l.layouts {
+		out[i] = lp[:len(lp):len(lp)]
+	}
+	return out
+}
+
+// totalBytes returns the size of the inputs (0 live).
+func (m *Model) totalBytes() int64 {
+	if m.in == nil {
+		return 0
+	}
+	return m.in.Size()
 }
 
 func flowIndex(r *analysis.Report) map[string]int {

@@ -340,7 +340,7 @@ func TestIndexFrameNumbers(t *testing.T) {
 			f := rng.IntN(nfiles)
 			counts[f]++
 			want = append(want, counts[f])
-			x.add(&decode.Record{File: f, Offset: int64(i) * 100})
+			x.add(f, int64(i)*100)
 		}
 		v := x.view()
 		for i, w := range want {

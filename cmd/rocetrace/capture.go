@@ -1,18 +1,16 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/capture"
 	"github.com/rocetrace/rocetrace/decode"
-	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/engine"
 )
 
 // runCapture implements `rocetrace capture -i IFACE [-w FILE] [-c COUNT]
@@ -20,67 +18,20 @@ import (
 // report printed when the capture ends (Ctrl-C/SIGTERM, count or
 // duration). Progress and totals go to stderr, the report to stdout.
 func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := newFlagSet("capture", "capture -i IFACE [-w FILE] [-c COUNT] [--duration D] [--json] [flags]", stderr)
-	var live liveFlags
-	live.register(fs, "", "network interface to capture on (e.g. the port a switch mirrors to)",
-		"also write the frames to FILE: pcapng, or pcap (ns) if FILE ends in .pcap")
-	iface, write, snaplen := &live.iface, &live.write, &live.snaplen
-	count := fs.Int64P("count", "c", 0, "stop after COUNT frames")
-	duration := fs.Duration("duration", 0, "stop after this long (e.g. 30s, 5m)")
-	jsonOut := fs.Bool("json", false, "print the final report as one JSON document")
-	rotSize := fs.String("rotate-size", "", "with -w: start a new file FILE-NNNNNN.EXT before one passes SIZE bytes (K, M, G suffixes)")
-	rotCount := fs.Int("rotate-count", 0, "with --rotate-size: keep only the newest N files (a ring)")
-	pauseStorm := fs.Duration("pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
-	allFlows := fs.Bool("all-flows", false, "list every flow in the human report (default: problems first, at most 50)")
-	c.register(fs.FlagSet)
-
-	if code := fs.parseArgs(args, &c, stdout, stderr); code >= 0 {
+	cf, code := parseCapture(args, stdout, stderr)
+	if code >= 0 {
 		return code
 	}
-	usage := fs.usageError
-	switch {
-	case *iface == "":
-		return usage("capture needs an interface: -i IFACE")
-	case fs.NArg() > 0:
-		return usage("capture takes no file arguments (got %q); write a capture with -w FILE", fs.Arg(0))
-	case *count < 0:
-		return usage("invalid -c %d", *count)
-	case *duration < 0:
-		return usage("invalid --duration %v", *duration)
-	case *write == "-":
-		return usage("-w - (standard output) is not supported: stdout carries the report")
-	case *rotSize != "" && *write == "":
-		return usage("--rotate-size needs -w FILE")
-	case *rotCount < 0:
-		return usage("invalid --rotate-count %d", *rotCount)
-	case *rotCount > 0 && *rotSize == "":
-		return usage("--rotate-count needs --rotate-size")
-	}
-	var rotBytes int64
-	if *rotSize != "" {
-		n, err := parseSize(*rotSize)
-		if err != nil || n == 0 {
-			return usage("invalid --rotate-size %q: want bytes, e.g. 500M", *rotSize)
-		}
-		rotBytes = n
-	}
-	opts, err := live.options(c.rocePort)
-	if err != nil {
-		return usage("%v", err)
-	}
-
-	src, err := capture.Open(*iface, opts)
+	src, err := capture.Open(cf.live.iface, cf.opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		return exitFailed
 	}
 	defer src.Close()
-
 	var w *capture.Writer
-	if *write != "" {
+	if cf.live.write != "" {
 		w, err = capture.NewWriter(capture.WriterOptions{
-			Path: *write, RotateSize: rotBytes, RotateCount: *rotCount, Snaplen: *snaplen, Interface: *iface,
+			Path: cf.live.write, RotateSize: cf.rotBytes, RotateCount: cf.rotCount, Snaplen: cf.live.snaplen, Interface: cf.live.iface,
 			Stats: func() (uint64, uint64) { st := src.Stats(); return st.KernelPackets, st.KernelDrops },
 		})
 		if err != nil {
@@ -89,24 +40,15 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		defer w.Close()
 	}
-
-	stamps := "kernel (software)"
-	if src.HardwareTimestamping() {
-		stamps = "NIC (hardware)"
-	}
-	fmt.Fprintf(stderr, "rocetrace: capturing on %s (filter: %s; timestamps: %s)", *iface, src.Filter(), stamps)
-	if w != nil {
-		fmt.Fprintf(stderr, ", writing %s", *write)
-	}
-	fmt.Fprintln(stderr, "; Ctrl-C to stop")
+	announceCapture(stderr, cf, src, w)
 
 	// Ctrl-C/SIGTERM (ctx) or the duration stops the capture; Next then
 	// returns what the kernel already holds, and io.EOF.
 	stopCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	if *duration > 0 {
+	if cf.duration > 0 {
 		var cancelT context.CancelFunc
-		stopCtx, cancelT = context.WithTimeout(stopCtx, *duration)
+		stopCtx, cancelT = context.WithTimeout(stopCtx, cf.duration)
 		defer cancelT()
 	}
 	go func() {
@@ -114,35 +56,18 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		src.Stop()
 	}()
 
-	dec := decode.NewDecoder(decode.Config{RoCEPort: c.rocePort})
-	table := flows.NewTable(flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps})
-	var (
-		counter    analysis.Counter
-		p          decode.Packet
-		rec        decode.Record
-		n          int64
-		captureErr error
-		writeErr   error
-	)
-	for *count == 0 || n < *count {
-		err := src.Next(&rec)
-		if errors.Is(err, io.EOF) {
-			break
+	e := engine.New(cf.a.engine())
+	var writeErr error
+	live := engine.Live{Limit: cf.count}
+	if w != nil {
+		live.Tap = func(rec *decode.Record) error {
+			writeErr = w.WriteRecord(rec)
+			return writeErr
 		}
-		if err != nil {
-			captureErr = err
-			break
-		}
-		dec.DecodeRecord(&rec, &p)
-		counter.Observe(&p)
-		table.Observe(&p)
-		n++
-		if w != nil {
-			if err := w.WriteRecord(&rec); err != nil {
-				writeErr = err
-				break
-			}
-		}
+	}
+	captureErr := e.RunLive(src, live, nil)
+	if captureErr == writeErr {
+		captureErr = nil
 	}
 	st := src.Stats()
 	_ = src.Close() // restores the NIC's timestamping before we report
@@ -152,24 +77,11 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 	}
 
-	summary := counter.Summary([]string{"live:" + *iface})
+	summary := e.Summary([]string{"live:" + cf.live.iface})
 	summary.KernelDrops = int64(st.KernelDrops)
-	rep := analysis.Build(table, summary, analysis.Options{PauseStormNs: pauseStorm.Nanoseconds()})
-	out := bufio.NewWriter(stdout)
-	if *jsonOut {
-		err = analysis.WriteJSON(out, rep, true)
-	} else {
-		opts := analysis.TextOptions{Color: colorWanted(stdout)}
-		if *allFlows {
-			opts.MaxFlows = -1
-		}
-		err = analysis.WriteText(out, rep, opts)
-	}
-	if ferr := out.Flush(); err == nil {
-		err = ferr
-	}
+	err = cf.out.write(stdout, e.Report(summary, cf.a.options()))
 
-	fmt.Fprintf(stderr, "rocetrace: %s captured on %s, %s dropped by the kernel", countOf(n, "frame"), *iface, countOf(int64(st.KernelDrops), "frame"))
+	fmt.Fprintf(stderr, "rocetrace: %s captured on %s, %s dropped by the kernel", countOf(e.Frames(), "frame"), cf.live.iface, countOf(int64(st.KernelDrops), "frame"))
 	if st.HardwareTimestamps > 0 {
 		fmt.Fprintf(stderr, ", %d with hardware timestamps", st.HardwareTimestamps)
 	}
@@ -177,13 +89,13 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if w != nil {
 		fmt.Fprintf(stderr, "rocetrace: wrote %s to %s\n", countOf(int64(w.Frames()), "frame"), strings.Join(w.Files(), ", "))
 	}
-	code := exitOK
+	code = exitOK
 	if captureErr != nil {
 		fmt.Fprintf(stderr, "rocetrace: capture ended early: %v\n", captureErr)
 		code = exitFailed
 	}
 	if writeErr != nil {
-		fmt.Fprintf(stderr, "rocetrace: -w %s: %v\n", *write, writeErr)
+		fmt.Fprintf(stderr, "rocetrace: -w %s: %v\n", cf.live.write, writeErr)
 		code = exitFailed
 	}
 	if err != nil {
@@ -191,6 +103,81 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		code = exitFailed
 	}
 	return code
+}
+
+// captureFlags are the checked flags of `rocetrace capture`.
+type captureFlags struct {
+	a        analysisFlags
+	out      reportFlags
+	live     liveFlags
+	opts     capture.Options
+	count    int64
+	duration time.Duration
+	rotBytes int64
+	rotCount int
+}
+
+// parseCapture parses and checks capture's flags; it returns the exit
+// status when the command must stop (help or usage error), or -1.
+func parseCapture(args []string, stdout, stderr io.Writer) (*captureFlags, int) {
+	cf := &captureFlags{}
+	fs := newFlagSet("capture", "capture -i IFACE [-w FILE] [-c COUNT] [--duration D] [--json] [flags]", stderr)
+	cf.live.register(fs, "", "network interface to capture on (e.g. the port a switch mirrors to)",
+		"also write the frames to FILE: pcapng, or pcap (ns) if FILE ends in .pcap")
+	fs.Int64VarP(&cf.count, "count", "c", 0, "stop after COUNT frames")
+	fs.DurationVar(&cf.duration, "duration", 0, "stop after this long (e.g. 30s, 5m)")
+	rotSize := fs.String("rotate-size", "", "with -w: start a new file FILE-NNNNNN.EXT before one passes SIZE bytes (K, M, G suffixes)")
+	fs.IntVar(&cf.rotCount, "rotate-count", 0, "with --rotate-size: keep only the newest N files (a ring)")
+	cf.out.register(fs.FlagSet, "print the final report as one JSON document")
+	cf.a.register(fs.FlagSet)
+	if code := fs.parseArgs(args, &cf.a.common, stdout, stderr); code >= 0 {
+		return nil, code
+	}
+	usage := fs.usageError
+	switch {
+	case cf.live.iface == "":
+		return nil, usage("capture needs an interface: -i IFACE")
+	case fs.NArg() > 0:
+		return nil, usage("capture takes no file arguments (got %q); write a capture with -w FILE", fs.Arg(0))
+	case cf.count < 0:
+		return nil, usage("invalid -c %d", cf.count)
+	case cf.duration < 0:
+		return nil, usage("invalid --duration %v", cf.duration)
+	case cf.live.write == "-":
+		return nil, usage("-w - (standard output) is not supported: stdout carries the report")
+	case *rotSize != "" && cf.live.write == "":
+		return nil, usage("--rotate-size needs -w FILE")
+	case cf.rotCount < 0:
+		return nil, usage("invalid --rotate-count %d", cf.rotCount)
+	case cf.rotCount > 0 && *rotSize == "":
+		return nil, usage("--rotate-count needs --rotate-size")
+	}
+	if *rotSize != "" {
+		n, err := parseSize(*rotSize)
+		if err != nil || n == 0 {
+			return nil, usage("invalid --rotate-size %q: want bytes, e.g. 500M", *rotSize)
+		}
+		cf.rotBytes = n
+	}
+	opts, err := cf.live.options(cf.a.rocePort)
+	if err != nil {
+		return nil, usage("%v", err)
+	}
+	cf.opts = opts
+	return cf, -1
+}
+
+// announceCapture says on stderr what is captured, how, and where to.
+func announceCapture(stderr io.Writer, cf *captureFlags, src *capture.Source, w *capture.Writer) {
+	stamps := "kernel (software)"
+	if src.HardwareTimestamping() {
+		stamps = "NIC (hardware)"
+	}
+	fmt.Fprintf(stderr, "rocetrace: capturing on %s (filter: %s; timestamps: %s)", cf.live.iface, src.Filter(), stamps)
+	if w != nil {
+		fmt.Fprintf(stderr, ", writing %s", cf.live.write)
+	}
+	fmt.Fprintln(stderr, "; Ctrl-C to stop")
 }
 
 func countOf(n int64, what string) string {

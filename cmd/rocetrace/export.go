@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/flows"
 )
@@ -134,50 +134,35 @@ func (x *exporter) one(ctx context.Context, files []string, paths export.Paths) 
 }
 
 func (x *exporter) export(ctx context.Context, files []string, paths export.Paths, out io.Writer) int {
-	in := openInputs(files)
-	defer in.close()
-	if len(in.readers) == 0 {
+	in := engine.Open(files)
+	defer in.Close()
+	if in.Opened() == 0 {
 		return x.report(in, "", nil)
 	}
-	ex, err := export.Create(paths, in.names, x.opts)
+	ex, err := export.Create(paths, in.Names(), x.opts)
 	if err != nil {
 		return x.report(in, fmt.Sprintf("export: %v", err), nil)
 	}
 	defer ex.Abort()
 
-	// The two-core pipeline of report (decodeBatches): records are read and
-	// decoded on a helper goroutine; here, in capture order, the packets are
-	// counted, fed to the flow table and added to packets.parquet, whose
-	// pages are encoded on the export's own worker goroutine.
-	table := flows.NewTable(flows.Config{PMTU: x.c.pmtuVal, LinkSpeedBps: x.c.linkBps})
-	var (
-		counter analysis.Counter
-		exErr   error // the first error of the export; stops the reading
-	)
-	rctx := &stopContext{Context: ctx}
-	err = decodeBatches(rctx, in, decode.Config{RoCEPort: x.c.rocePort}, func(ps []decode.Packet) {
-		for i := range ps {
-			p := &ps[i]
-			counter.Observe(p)
-			f := table.ObserveFlow(p)
-			if exErr != nil {
-				continue
-			}
-			if exErr = ex.Packet(p, f); exErr != nil {
-				rctx.stop.Store(true)
-			}
-		}
+	// On the engine's two-core pipeline: records are read and decoded on a
+	// helper goroutine; here, in capture order, the packets are counted, fed
+	// to the flow table and added to packets.parquet, whose pages are
+	// encoded on the export's own worker goroutine. An export error stops
+	// the reading.
+	e := engine.New(x.c.engine())
+	var exErr error
+	err = e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
+		exErr = ex.Packet(p, f)
+		return exErr
 	})
-	if exErr != nil {
-		err = exErr
-	}
 	if err != nil {
 		ex.Abort()
 		what := "export failed"
 		if exErr == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 			what, err = "export interrupted", nil
 		}
-		msg := fmt.Sprintf("%s after %d frames of %s; nothing written to %s", what, counter.Summary(nil).Packets,
+		msg := fmt.Sprintf("%s after %d frames of %s; nothing written to %s", what, e.Frames(),
 			strings.Join(files, ", "), strings.Join(paths.List(), ", "))
 		if err != nil {
 			msg += fmt.Sprintf(": %v", err)
@@ -186,10 +171,10 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	}
 	// packets.parquet is complete before the report is built: its writer's
 	// memory is freed for the analysis.
-	summary := counter.Summary(in.names)
+	summary := e.Summary(in.Names())
 	var written []export.Written
 	if err = ex.FinishPackets(&summary); err == nil {
-		rep := analysis.Build(table, summary, analysis.Options{})
+		rep := e.Report(summary, analysis.Options{})
 		written, err = ex.Finish(&rep)
 	}
 	for _, w := range written {
@@ -205,33 +190,15 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	return x.report(in, "", written)
 }
 
-// stopContext is ctx whose Err also reports errExportStopped once stop is
-// set: the reading loop checks Err, so a failed export stops reading
-// without waiting for the end of the input. (Err, not Done: the loop polls
-// it, and a caller's ctx may only implement Err.)
-type stopContext struct {
-	context.Context
-	stop atomic.Bool
-}
-
-var errExportStopped = errors.New("export stopped")
-
-func (c *stopContext) Err() error {
-	if c.stop.Load() {
-		return errExportStopped
-	}
-	return c.Context.Err()
-}
-
 // report prints the input errors and msg (if any) to stderr and returns the
 // exit status. When the input was damaged but files were written, it says
 // that they hold everything before the damage.
-func (x *exporter) report(in *inputs, msg string, written []export.Written) int {
+func (x *exporter) report(in *engine.Inputs, msg string, written []export.Written) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	code := in.report(x.stderr)
+	code := inputStatus(in, x.stderr)
 	var de *decode.DamageError
-	for _, err := range in.errs {
+	for _, err := range in.Errors() {
 		if errors.As(err, &de) && msg == "" && len(written) > 0 {
 			fmt.Fprintf(x.stderr, "rocetrace: the files written hold every frame before the damage\n")
 			break

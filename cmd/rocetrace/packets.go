@@ -7,9 +7,13 @@ import (
 	"io"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/flows"
 )
 
-// runPackets implements `rocetrace packets [--json] [-V] FILE...`.
+// runPackets implements `rocetrace packets [--json] [-V] FILE...`. The
+// frames go through the engine like report's, so that what is printed of a
+// frame may come from its flow's analysis too.
 func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var c common
 	fs := newFlagSet("packets", "packets [--json] [-V] [flags] FILE...", stderr)
@@ -19,28 +23,26 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
 		return code
 	}
-	in := openInputs(fs.Args())
-	defer in.close()
+	in := engine.Open(fs.Args())
+	defer in.Close()
 
 	w := bufio.NewWriterSize(stdout, 1<<16)
-	dec := decode.NewDecoder(decode.Config{RoCEPort: c.rocePort})
+	names := in.Names()
 	var (
-		p     decode.Packet
 		buf   []byte
 		first int64
 		seen  bool
 	)
-	err := in.each(ctx, func(rec *decode.Record) error {
-		dec.DecodeRecord(rec, &p)
+	err := engine.New(c.engine()).Run(ctx, in, func(p *decode.Packet, _ *flows.Flow) error {
 		if !seen {
 			first, seen = p.TsNs, true
 		}
 		buf = buf[:0]
 		switch {
 		case *jsonOut:
-			buf = p.AppendJSON(buf, in.names[p.File], flowID(&p))
+			buf = p.AppendJSON(buf, names[p.File], flowID(p))
 		case *verbose:
-			buf = decode.AppendTree(buf, rec.LinkType, &p, c.linkBps)
+			buf = decode.AppendTree(buf, p.LinkType, p, c.linkBps)
 		default:
 			buf = p.AppendSummary(buf, first, c.linkBps)
 		}
@@ -53,8 +55,8 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if err != nil && err != context.Canceled {
 		fmt.Fprintf(stderr, "rocetrace: writing output: %v\n", err)
-		in.report(stderr)
+		in.WriteErrors(stderr)
 		return exitFailed
 	}
-	return in.report(stderr)
+	return inputStatus(in, stderr)
 }

@@ -6,41 +6,92 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/rocetrace/rocetrace/analysis"
-	"github.com/rocetrace/rocetrace/decode"
-	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/spf13/pflag"
 )
 
 // runReport implements `rocetrace [report] [--json] FILE...`.
 func runReport(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
-	var c common
+	var (
+		a   analysisFlags
+		out reportFlags
+	)
 	fs := newFlagSet(name, "[report] [--json] [flags] FILE...", stderr)
-	jsonOut := fs.Bool("json", false, "print the analysis as one JSON document")
-	pauseStorm := fs.Duration("pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
-	allFlows := fs.Bool("all-flows", false, "list every flow in the human report (default: problems first, at most 50)")
-	c.register(fs.FlagSet)
-	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
+	out.register(fs.FlagSet, "print the analysis as one JSON document")
+	a.register(fs.FlagSet)
+	if code := fs.parse(args, &a.common, stdout, stderr); code >= 0 {
 		return code
 	}
-	in := openInputs(fs.Args())
-	defer in.close()
-	if len(in.readers) == 0 {
-		return in.report(stderr) // nothing could be opened: no empty report
+	in := engine.Open(fs.Args())
+	defer in.Close()
+	if in.Opened() == 0 {
+		return inputStatus(in, stderr) // nothing could be opened: no empty report
 	}
-
-	rep, err := analyse(ctx, in, &c, analysis.Options{PauseStormNs: pauseStorm.Nanoseconds()})
-	if err != nil && err != context.Canceled {
+	e := engine.New(a.engine())
+	if err := e.Run(ctx, in, nil); err != nil && err != context.Canceled {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
-		in.report(stderr)
+		in.WriteErrors(stderr)
 		return exitFailed
 	}
+	rep := e.Report(e.Summary(in.Names()), a.options())
+	if err := out.write(stdout, rep); err != nil {
+		fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", err)
+		in.WriteErrors(stderr)
+		return exitFailed
+	}
+	return inputStatus(in, stderr)
+}
+
+// inputStatus prints the inputs' warnings and errors to stderr and returns
+// the exit status they call for.
+func inputStatus(in *engine.Inputs, stderr io.Writer) int {
+	if in.WriteErrors(stderr) {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// analysisFlags are the flags that configure the analysis, shared by
+// report, capture and tui: the common ones and --pause-storm.
+type analysisFlags struct {
+	common
+	pauseStorm time.Duration
+}
+
+func (a *analysisFlags) register(fs *pflag.FlagSet) {
+	fs.DurationVar(&a.pauseStorm, "pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
+	a.common.register(fs)
+}
+
+// options returns the analysis options the flags ask for.
+func (a *analysisFlags) options() analysis.Options {
+	return analysis.Options{PauseStormNs: a.pauseStorm.Nanoseconds()}
+}
+
+// reportFlags say how report and capture print the report.
+type reportFlags struct {
+	json     bool
+	allFlows bool
+}
+
+func (r *reportFlags) register(fs *pflag.FlagSet, jsonUsage string) {
+	fs.BoolVar(&r.json, "json", false, jsonUsage)
+	fs.BoolVar(&r.allFlows, "all-flows", false, "list every flow in the human report (default: problems first, at most 50)")
+}
+
+// write prints rep to stdout: JSON, or the human report (coloured on a
+// terminal).
+func (r *reportFlags) write(stdout io.Writer, rep analysis.Report) error {
 	w := bufio.NewWriter(stdout)
-	if *jsonOut {
+	var err error
+	if r.json {
 		err = analysis.WriteJSON(w, rep, true)
 	} else {
 		opts := analysis.TextOptions{Color: colorWanted(stdout)}
-		if *allFlows {
+		if r.allFlows {
 			opts.MaxFlows = -1
 		}
 		err = analysis.WriteText(w, rep, opts)
@@ -48,190 +99,14 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	if ferr := w.Flush(); err == nil {
 		err = ferr
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", err)
-		in.report(stderr)
-		return exitFailed
-	}
-	return in.report(stderr)
-}
-
-// analyse runs capture -> decode -> flows -> analysis over the inputs.
-//
-// It is a two-stage pipeline over two cores (decodeBatches): a helper
-// goroutine reads and decodes the records, and this one checks the ICRCs
-// (while it keeps up), counts the packets and feeds the flow table, in
-// capture order. The result is the one a single loop over the records
-// gives: the same packets reach the counter and the table in the same
-// order.
-func analyse(ctx context.Context, in *inputs, c *common, opts analysis.Options) (analysis.Report, error) {
-	table := flows.NewTable(flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps})
-	var counter analysis.Counter
-	err := decodeBatches(ctx, in, decode.Config{RoCEPort: c.rocePort}, func(ps []decode.Packet) {
-		for i := range ps {
-			counter.Observe(&ps[i])
-			table.Observe(&ps[i])
-		}
-	})
-	return analysis.Build(table, counter.Summary(in.names), opts), err
-}
-
-// Pipeline sizes. A batch holds pipelineBatch packets (352 bytes each) and
-// the copies of the IP packets whose ICRC the consumer checks, up to about
-// pipelineSlab bytes; pipelineRing batches are in flight. Measured on 10M
-// frames: rings of 1.4 MB of packets or more (256 x 16, 512 x 8, 1024 x 8)
-// run 25% faster than 540 KB (256 x 6) and 40% faster than 90 KB (64 x 4):
-// the stages' speeds vary from batch to batch, and a deep ring absorbs it.
-//
-// The CRC over a 1 KiB frame costs more than the rest of its decoding, so
-// to balance the two goroutines the ICRC checks of a batch are left to the
-// consumer (on copies of the frames) when the producer starts the batch
-// without having to wait for a free one: while the consumer keeps up.
-const (
-	pipelineBatch = 256
-	pipelineSlab  = 128 << 10
-	pipelineRing  = 16
-	maxIPPacket   = 40 + 65535 // IPv6 header and the largest payload length
-	// deferICRCMin: unless the inputs are mapped (the hand-over then costs
-	// no copy), the ICRCs of smaller IP packets (ACKs, CNPs, frames cut
-	// by a mirror's snaplen) are checked where they are decoded, while their
-	// bytes are in that core's cache; only bigger ones go to the consumer.
-	deferICRCMin = 256
-	pipelineSpin = 2000
-)
-
-// packetBatch is a reusable batch of decoded packets.
-type packetBatch struct {
-	p    [pipelineBatch]decode.Packet
-	n    int
-	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
-	slab []byte        // the IP packets they cover, copied (unless the inputs are mapped)
-}
-
-// pendingICRC is an ICRC check left to the consumer: packet i, its IP
-// packet (in the batch's slab, or in the mapped file) and its UDP offset.
-type pendingICRC struct {
-	i      int
-	ip     []byte
-	udpOff int
-}
-
-// recvBatch receives from ch. When ch is empty it polls it for a while
-// (pipelineSpin times, some tens of microseconds, less than a batch takes)
-// before blocking: the two stages run at about the same speed, and parking
-// a goroutine and waking it costs the kernel more than the wait.
-func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
-	for range pipelineSpin {
-		select {
-		case b, ok := <-ch:
-			return b, ok
-		default:
-		}
-	}
-	b, ok := <-ch
-	return b, ok
-}
-
-// decodeBatches reads the inputs (in.each: in.errs collects their errors)
-// and decodes the records with a Decoder for cfg on a second goroutine, and
-// calls fn on this one with the decoded packets, batch by batch, in order,
-// once their ICRCs are checked. fn may use the packets only until it
-// returns. There is one channel operation per batch, not per packet, and
-// the batches are recycled: memory stays flat. It returns in.each's error
-// once every packet decoded has been passed to fn.
-//
-// When the inputs are memory-mapped, the consumer checks the ICRCs on the
-// frames in the mapping (they stay valid until the inputs are closed);
-// otherwise on copies, since a buffered reader reuses its buffer. A mapped
-// file that shrinks under the consumer ends the analysis there, recorded as
-// damage in in.errs.
-func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([]decode.Packet)) error {
-	free := make(chan *packetBatch, pipelineRing)
-	full := make(chan *packetBatch, pipelineRing)
-	for range pipelineRing {
-		free <- new(packetBatch)
-	}
-	mapped := in.mapped()
-	deferMin := deferICRCMin
-	if mapped {
-		deferMin = 1 // no copy to make: hand every check over
-	}
-	var err error
-	go func() {
-		defer close(full)
-		dec := decode.NewDecoder(cfg)
-		b := <-free
-		deferICRC := true
-		err = in.each(ctx, func(rec *decode.Record) error {
-			if !deferICRC {
-				dec.DecodeRecord(rec, &b.p[b.n])
-			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferMin); ip != nil {
-				if !mapped {
-					if b.slab == nil {
-						// Room for one more IP packet past the limit: no growth,
-						// so the slices of it stay put.
-						b.slab = make([]byte, 0, pipelineSlab+maxIPPacket)
-					}
-					start := len(b.slab)
-					b.slab = append(b.slab, ip...)
-					ip = b.slab[start:len(b.slab):len(b.slab)]
-				}
-				b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
-			}
-			if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
-				full <- b
-				// Balance: leave the ICRCs of the next batch to the consumer
-				// only if it is keeping up (a batch is free without
-				// waiting); otherwise check them here.
-				select {
-				case b = <-free:
-					deferICRC = true
-				default:
-					b, _ = recvBatch(free)
-					deferICRC = false
-				}
-			}
-			return nil
-		})
-		if b.n > 0 {
-			full <- b
-		}
-	}()
-	check := decode.NewDecoder(cfg)
-	recycle := func(b *packetBatch) {
-		clear(b.icrc) // drop references to the mapping
-		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
-		free <- b
-	}
-	ferr := decode.GuardFaults(func() error {
-		for {
-			b, ok := recvBatch(full)
-			if !ok {
-				return nil
-			}
-			for _, q := range b.icrc {
-				check.FinishICRC(&b.p[q.i], q.ip, q.udpOff)
-			}
-			fn(b.p[:b.n])
-			recycle(b)
-		}
-	}, in.readers...)
-	if ferr != nil {
-		for b := range full { // let the producer finish
-			recycle(b)
-		}
-		in.errs = append(in.errs, ferr)
-	}
-	return err // written before full was closed
+	return err
 }
 
 // colorWanted reports whether w is a terminal and colour is not disabled
 // by NO_COLOR or TERM=dumb.
 func colorWanted(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
 		return false
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return isTerminal(w)
 }

@@ -8,6 +8,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/flows"
 	"github.com/spf13/pflag"
 )
 
@@ -78,6 +81,14 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.linkSpeed, "link-speed", "100G", "link speed for PFC quanta: 25G, 50G, 100G, 200G, 400G, 800G or bits/s")
 	fs.StringVar(&c.pmtu, "pmtu", "auto", "path MTU: 256, 512, 1024, 2048, 4096 or auto")
 	fs.Uint16Var(&c.rocePort, "roce-port", 4791, "UDP destination port that carries RoCEv2")
+}
+
+// engine returns the engine configuration of the shared flags.
+func (c *common) engine() engine.Config {
+	return engine.Config{
+		Decode: decode.Config{RoCEPort: c.rocePort},
+		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps},
+	}
 }
 
 // resolve checks and converts the shared flags.

@@ -7,10 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/capture"
-	"github.com/rocetrace/rocetrace/decode"
-	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/tui"
 )
 
@@ -19,25 +16,20 @@ import (
 // capture. Input errors are printed once the terminal is restored, with
 // the exit status `rocetrace report` would give.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
+	var a analysisFlags
 	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui -i IFACE [-w FILE] [flags]", stderr)
 	var live liveFlags
 	live.register(fs, "with -i: ", "live capture from this interface (e.g. the port a switch mirrors to)",
 		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
 	iface, write := &live.iface, &live.write
-	pauseStorm := fs.Duration("pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
-	c.register(fs.FlagSet)
+	a.register(fs.FlagSet)
 
-	if code := fs.parseArgs(args, &c, stdout, stderr); code >= 0 {
+	if code := fs.parseArgs(args, &a.common, stdout, stderr); code >= 0 {
 		return code
 	}
 	usage := fs.usageError
-	cfg := tui.Config{
-		Paths:    fs.Args(),
-		Decode:   decode.Config{RoCEPort: c.rocePort},
-		Flows:    flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps},
-		Analysis: analysis.Options{PauseStormNs: pauseStorm.Nanoseconds()},
-	}
+	ec := a.engine()
+	cfg := tui.Config{Paths: fs.Args(), Decode: ec.Decode, Flows: ec.Flows, Analysis: a.options()}
 	if *iface == "" {
 		switch {
 		case fs.NArg() == 0:
@@ -53,7 +45,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case *write == "-":
 		return usage("-w - (standard output) is not supported: the terminal UI uses it")
 	}
-	opts, err := live.options(c.rocePort)
+	opts, err := live.options(a.rocePort)
 	if err != nil {
 		return usage("%v", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
@@ -40,15 +39,14 @@ func BenchmarkPipeline(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			path := benchCapture(b, frames, snap)
 			st, _ := os.Stat(path)
-			c := common{pmtuVal: 0, linkBps: 100e9, rocePort: 4791}
 			b.ReportAllocs()
 			b.SetBytes(st.Size())
 			for b.Loop() {
-				in := openInputs([]string{path})
-				rep, err := analyse(context.Background(), in, &c, analysis.Options{})
-				in.close()
-				if err != nil || len(in.errs) != 0 || rep.Capture.Packets < frames {
-					b.Fatalf("analyse: %v %v", err, in.errs)
+				in := Open([]string{path})
+				rep, err := analyse(context.Background(), in, testCfg)
+				in.Close()
+				if err != nil || in.Failed() || rep.Capture.Packets < frames {
+					b.Fatalf("analyse: %v %v", err, in.Errors())
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/frames, "ns/frame")

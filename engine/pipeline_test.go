@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bytes"
@@ -30,16 +30,15 @@ func BenchmarkPipelineFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := common{pmtuVal: 0, linkBps: 100e9, rocePort: 4791}
 	b.SetBytes(st.Size())
 	b.ReportAllocs()
 	var frames int64
 	for b.Loop() {
-		in := openInputs([]string{path})
-		rep, err := analyse(context.Background(), in, &c, analysis.Options{})
-		in.close()
-		if err != nil || len(in.errs) != 0 {
-			b.Fatalf("analyse: %v %v", err, in.errs)
+		in := Open([]string{path})
+		rep, err := analyse(context.Background(), in, testCfg)
+		in.Close()
+		if err != nil || in.Failed() {
+			b.Fatalf("analyse: %v %v", err, in.Errors())
 		}
 		var out bytes.Buffer
 		if err := analysis.WriteJSON(&out, rep, true); err != nil {
@@ -50,22 +49,29 @@ func BenchmarkPipelineFile(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
 }
 
-// analyseSerial is analyse as one loop on one goroutine: the reference the
-// pipeline must match.
-func analyseSerial(ctx context.Context, in *inputs, c *common, opts analysis.Options) (analysis.Report, error) {
-	dec := decode.NewDecoder(decode.Config{RoCEPort: c.rocePort})
-	table := flows.NewTable(flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps})
+// analyse is what `rocetrace report` runs: an Engine over the pipeline.
+func analyse(ctx context.Context, in *Inputs, cfg Config) (analysis.Report, error) {
+	e := New(cfg)
+	err := e.Run(ctx, in, nil)
+	return e.Report(e.Summary(in.Names()), analysis.Options{}), err
+}
+
+// analyseSerial is analyse as one loop on one goroutine, written out
+// without the engine: the reference the pipeline must match.
+func analyseSerial(ctx context.Context, in *Inputs, cfg Config) (analysis.Report, error) {
+	dec := decode.NewDecoder(cfg.Decode)
+	table := flows.NewTable(cfg.Flows)
 	var (
 		counter analysis.Counter
 		p       decode.Packet
 	)
-	err := in.each(ctx, func(rec *decode.Record) error {
+	err := in.Each(ctx, func(rec *decode.Record) error {
 		dec.DecodeRecord(rec, &p)
 		counter.Observe(&p)
 		table.Observe(&p)
 		return nil
 	})
-	return analysis.Build(table, counter.Summary(in.names), opts), err
+	return analysis.Build(table, counter.Summary(in.Names()), analysis.Options{}), err
 }
 
 // corruptPcap flips one byte in every 5th record of a pcap file: in the
@@ -116,8 +122,7 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		}
 		paths = append(paths, p)
 	}
-	c := common{linkBps: 100e9, rocePort: 4791}
-	type analyser func(context.Context, *inputs, *common, analysis.Options) (analysis.Report, error)
+	type analyser func(context.Context, *Inputs, Config) (analysis.Report, error)
 	runs := []struct {
 		name   string
 		run    analyser
@@ -135,19 +140,19 @@ func TestPipelineMatchesSerial(t *testing.T) {
 			if r.mapped {
 				open = decode.OpenFileMapped
 			}
-			in := openInputsWith(files, open)
-			if want := r.mapped && files[0] == paths[1]; in.mapped() != want {
-				t.Fatalf("%s: %v mapped: %v", r.name, files, in.mapped())
+			in := OpenWith(files, open)
+			if want := r.mapped && files[0] == paths[1]; in.Mapped() != want {
+				t.Fatalf("%s: %v mapped: %v", r.name, files, in.Mapped())
 			}
-			rep, err := r.run(context.Background(), in, &c, analysis.Options{})
-			in.close()
+			rep, err := r.run(context.Background(), in, testCfg)
+			in.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := analysis.WriteJSON(&out[k], rep, true); err != nil {
 				t.Fatal(err)
 			}
-			errs[k] = in.errs
+			errs[k] = in.Errors()
 		}
 		for k := 1; k < len(runs); k++ {
 			if !bytes.Equal(out[k].Bytes(), out[0].Bytes()) {
@@ -168,25 +173,5 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		if (files[len(files)-1] == paths[1]) != (len(errs[0]) == 1) {
 			t.Errorf("%v: errors %v, want the damage of %s", files, errs[0], paths[1])
 		}
-	}
-}
-
-// A cancelled context stops the pipeline with the context's error.
-func TestPipelineCancelled(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bulk.pcap")
-	var buf bytes.Buffer
-	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: 5000, QPs: 10, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	in := openInputs([]string{path})
-	defer in.close()
-	c := common{linkBps: 100e9, rocePort: 4791}
-	if _, err := analyse(ctx, in, &c, analysis.Options{}); err != context.Canceled {
-		t.Fatalf("analyse with a cancelled context: %v, want context.Canceled", err)
 	}
 }

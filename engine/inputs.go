@@ -1,0 +1,218 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// Inputs is the merged stream of records of a set of capture files, in
+// timestamp order, with the errors met on the way: files that could not be
+// opened, damage part-way. The policy is the command line's: a file that
+// cannot be opened is recorded and left out, the others are read; damage in
+// one file is recorded and the others go on; a read error ends the input.
+// Every recorded error makes a command exit with status 1 (Failed).
+type Inputs struct {
+	names   []string
+	readers []*decode.Reader
+	byFile  []*decode.Reader // by file index; nil: could not be opened
+	merger  *decode.Merger
+	size    int64 // bytes of the regular files opened
+
+	mu      sync.Mutex // guards errs and layouts: the reading goroutine appends
+	errs    []error
+	track   bool
+	cur     []*decode.Layout
+	layouts [][]LayoutPoint
+}
+
+// LayoutPoint says from which byte offset of a file on a record layout is
+// in force (see decode.Layout and decode.ReadRecordAt).
+type LayoutPoint struct {
+	Off    int64
+	Layout *decode.Layout
+}
+
+// Open opens every path, memory-mapped when it is a large regular file of
+// short records (decode.OpenFileMapped), buffered otherwise. A file that
+// cannot be opened is recorded in Errors and left out.
+func Open(paths []string) *Inputs { return OpenWith(paths, decode.OpenFileMapped) }
+
+// OpenWith is Open with open opening each file (file is its index in paths).
+func OpenWith(paths []string, open func(path string, file int) (*decode.Reader, error)) *Inputs {
+	in := &Inputs{names: paths, byFile: make([]*decode.Reader, len(paths))}
+	for i, p := range paths {
+		r, err := open(p, i)
+		if err != nil {
+			in.errs = append(in.errs, err)
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			in.size += st.Size()
+		}
+		in.readers = append(in.readers, r)
+		in.byFile[i] = r
+	}
+	in.merger = decode.NewMerger(in.readers)
+	return in
+}
+
+// Names returns the paths given to Open, opened or not: the capture
+// summary's file list.
+func (in *Inputs) Names() []string { return in.names }
+
+// Opened returns the number of files that could be opened.
+func (in *Inputs) Opened() int { return len(in.readers) }
+
+// Size returns the total size in bytes of the regular files opened.
+func (in *Inputs) Size() int64 { return in.size }
+
+// Mapped reports whether every input is memory-mapped: records then stay
+// valid until the inputs are closed.
+func (in *Inputs) Mapped() bool {
+	for _, r := range in.readers {
+		if !r.Mapped() {
+			return false
+		}
+	}
+	return len(in.readers) > 0
+}
+
+// Errors returns the errors recorded so far.
+func (in *Inputs) Errors() []error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]error(nil), in.errs...)
+}
+
+// Failed reports whether an error was recorded: the exit status is then 1.
+func (in *Inputs) Failed() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return len(in.errs) > 0
+}
+
+func (in *Inputs) addErr(err error) {
+	in.mu.Lock()
+	in.errs = append(in.errs, err)
+	in.mu.Unlock()
+}
+
+// TrackLayouts makes the reading record, per file, where its record layout
+// changes (Layouts), for a viewer that reads records again at their offsets.
+// Call it before reading.
+func (in *Inputs) TrackLayouts() {
+	in.track = true
+	in.cur = make([]*decode.Layout, len(in.names))
+	in.layouts = make([][]LayoutPoint, len(in.names))
+}
+
+// Layouts returns, per file, the layouts seen so far and where each starts
+// (a copy; safe while another goroutine reads). Nil unless TrackLayouts was
+// called.
+func (in *Inputs) Layouts() [][]LayoutPoint {
+	if !in.track {
+		return nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := make([][]LayoutPoint, len(in.layouts))
+	for i, l := range in.layouts {
+		out[i] = l[:len(l):len(l)]
+	}
+	return out
+}
+
+// trackLayout records rec's layout when it differs from the one before.
+func (in *Inputs) trackLayout(rec *decode.Record) {
+	f := rec.File
+	if lay := in.byFile[f].Layout(in.cur[f]); lay != in.cur[f] {
+		in.cur[f] = lay
+		in.mu.Lock()
+		in.layouts[f] = append(in.layouts[f], LayoutPoint{Off: rec.Offset, Layout: lay})
+		in.mu.Unlock()
+	}
+}
+
+// Each calls fn for every record in timestamp order until the input ends,
+// fn returns an error or ctx is cancelled (checked every 1024 records),
+// and returns that error (nil at the end of the input). Damage in one file
+// is recorded and the others go on. A mapped file that shrinks while it is
+// read ends the loop, recorded as damage (decode.GuardFaults).
+func (in *Inputs) Each(ctx context.Context, fn func(rec *decode.Record) error) error {
+	var err error
+	if ferr := decode.GuardFaults(func() error {
+		err = in.loop(ctx, fn)
+		return nil
+	}, in.readers...); ferr != nil {
+		in.addErr(ferr)
+	}
+	return err
+}
+
+// loop is Each's loop.
+func (in *Inputs) loop(ctx context.Context, fn func(rec *decode.Record) error) error {
+	var rec decode.Record
+	for n := 0; ; n++ {
+		if n&1023 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		err := in.merger.Next(&rec)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			in.addErr(err)
+			var de *decode.DamageError
+			if errors.As(err, &de) {
+				continue
+			}
+			return nil
+		}
+		if in.track {
+			in.trackLayout(&rec)
+		}
+		if err := fn(&rec); err != nil {
+			return err
+		}
+	}
+}
+
+// Close closes every reader.
+func (in *Inputs) Close() error {
+	var errs []error
+	for _, r := range in.readers {
+		if err := r.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// SupportedLink reports whether the decoder understands link type l.
+func SupportedLink(l decode.LinkType) bool {
+	return l == decode.LinkTypeEthernet || l == decode.LinkTypeLinuxSLL || l == decode.LinkTypeLinuxSLL2
+}
+
+// WriteErrors prints, one line each prefixed "rocetrace: ", a warning for
+// every link type the decoder does not read, then every recorded error;
+// it reports whether there was an error (the exit status is then 1).
+func (in *Inputs) WriteErrors(w io.Writer) (failed bool) {
+	for _, r := range in.readers {
+		for _, l := range r.LinkTypes() {
+			if !SupportedLink(l) {
+				fmt.Fprintf(w, "rocetrace: warning: %s: link type %s is not decoded (rocetrace reads Ethernet, Linux SLL and SLL2); its frames count as other\n", r.Name(), l)
+			}
+		}
+	}
+	errs := in.Errors()
+	for _, err := range errs {
+		fmt.Fprintf(w, "rocetrace: %v\n", err)
+	}
+	return len(errs) > 0
+}

@@ -22,66 +22,87 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code >= 0 {
 		return code
 	}
-	src, err := capture.Open(cf.live.iface, cf.opts)
+	src, w, err := openCapture(cf)
 	if err != nil {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		return exitFailed
 	}
 	defer src.Close()
-	var w *capture.Writer
-	if cf.live.write != "" {
-		w, err = capture.NewWriter(capture.WriterOptions{
-			Path: cf.live.write, RotateSize: cf.rotBytes, RotateCount: cf.rotCount, Snaplen: cf.live.snaplen, Interface: cf.live.iface,
-			Stats: func() (uint64, uint64) { st := src.Stats(); return st.KernelPackets, st.KernelDrops },
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "rocetrace: -w: %v\n", err)
-			return exitFailed
-		}
+	if w != nil {
 		defer w.Close()
 	}
 	announceCapture(stderr, cf, src, w)
+	stop := stopCaptureOn(ctx, cf.duration, src)
+	defer stop()
 
-	// Ctrl-C/SIGTERM (ctx) or the duration stops the capture; Next then
-	// returns what the kernel already holds, and io.EOF.
+	e := engine.New(cf.a.engine())
+	var res captureResult
+	live := engine.Live{Limit: cf.count}
+	if w != nil {
+		live.Tap = func(rec *decode.Record) error {
+			res.writeErr = w.WriteRecord(rec)
+			return res.writeErr
+		}
+	}
+	if res.captureErr = e.RunLive(src, live, nil); res.captureErr == res.writeErr {
+		res.captureErr = nil
+	}
+	st := src.Stats()
+	_ = src.Close() // restores the NIC's timestamping before we report
+	if w != nil {
+		if err := w.Close(); err != nil && res.writeErr == nil {
+			res.writeErr = err
+		}
+	}
+	summary := e.Summary([]string{"live:" + cf.live.iface})
+	summary.KernelDrops = int64(st.KernelDrops)
+	res.reportErr = cf.out.write(stdout, e.Report(summary, cf.a.options()))
+	return res.print(stderr, cf, e.Frames(), st, w)
+}
+
+// openCapture opens the capture source and, with -w, its writer.
+func openCapture(cf *captureFlags) (*capture.Source, *capture.Writer, error) {
+	src, err := capture.Open(cf.live.iface, cf.opts)
+	if err != nil || cf.live.write == "" {
+		return src, nil, err
+	}
+	w, err := capture.NewWriter(capture.WriterOptions{
+		Path: cf.live.write, RotateSize: cf.rotBytes, RotateCount: cf.rotCount, Snaplen: cf.live.snaplen, Interface: cf.live.iface,
+		Stats: func() (uint64, uint64) { st := src.Stats(); return st.KernelPackets, st.KernelDrops },
+	})
+	if err != nil {
+		src.Close()
+		return nil, nil, fmt.Errorf("-w: %w", err)
+	}
+	return src, w, nil
+}
+
+// stopCaptureOn stops src when ctx ends (Ctrl-C/SIGTERM) or after d (when
+// d > 0); src's Next then returns what the kernel already holds, and
+// io.EOF. The returned function releases the timer.
+func stopCaptureOn(ctx context.Context, d time.Duration, src *capture.Source) context.CancelFunc {
 	stopCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if cf.duration > 0 {
-		var cancelT context.CancelFunc
-		stopCtx, cancelT = context.WithTimeout(stopCtx, cf.duration)
-		defer cancelT()
+	if d > 0 {
+		stopCtx, cancel = context.WithTimeout(ctx, d)
 	}
 	go func() {
 		<-stopCtx.Done()
 		src.Stop()
 	}()
+	return cancel
+}
 
-	e := engine.New(cf.a.engine())
-	var writeErr error
-	live := engine.Live{Limit: cf.count}
-	if w != nil {
-		live.Tap = func(rec *decode.Record) error {
-			writeErr = w.WriteRecord(rec)
-			return writeErr
-		}
-	}
-	captureErr := e.RunLive(src, live, nil)
-	if captureErr == writeErr {
-		captureErr = nil
-	}
-	st := src.Stats()
-	_ = src.Close() // restores the NIC's timestamping before we report
-	if w != nil {
-		if err := w.Close(); err != nil && writeErr == nil {
-			writeErr = err
-		}
-	}
+// captureResult holds what went wrong in a capture.
+type captureResult struct {
+	captureErr error // the source failed
+	writeErr   error // -w failed
+	reportErr  error // printing the report failed
+}
 
-	summary := e.Summary([]string{"live:" + cf.live.iface})
-	summary.KernelDrops = int64(st.KernelDrops)
-	err = cf.out.write(stdout, e.Report(summary, cf.a.options()))
-
-	fmt.Fprintf(stderr, "rocetrace: %s captured on %s, %s dropped by the kernel", countOf(e.Frames(), "frame"), cf.live.iface, countOf(int64(st.KernelDrops), "frame"))
+// print writes the capture's totals and errors to stderr and returns the
+// exit status.
+func (r *captureResult) print(stderr io.Writer, cf *captureFlags, frames int64, st capture.Stats, w *capture.Writer) int {
+	fmt.Fprintf(stderr, "rocetrace: %s captured on %s, %s dropped by the kernel", countOf(frames, "frame"), cf.live.iface, countOf(int64(st.KernelDrops), "frame"))
 	if st.HardwareTimestamps > 0 {
 		fmt.Fprintf(stderr, ", %d with hardware timestamps", st.HardwareTimestamps)
 	}
@@ -89,17 +110,17 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if w != nil {
 		fmt.Fprintf(stderr, "rocetrace: wrote %s to %s\n", countOf(int64(w.Frames()), "frame"), strings.Join(w.Files(), ", "))
 	}
-	code = exitOK
-	if captureErr != nil {
-		fmt.Fprintf(stderr, "rocetrace: capture ended early: %v\n", captureErr)
+	code := exitOK
+	if r.captureErr != nil {
+		fmt.Fprintf(stderr, "rocetrace: capture ended early: %v\n", r.captureErr)
 		code = exitFailed
 	}
-	if writeErr != nil {
-		fmt.Fprintf(stderr, "rocetrace: -w %s: %v\n", cf.live.write, writeErr)
+	if r.writeErr != nil {
+		fmt.Fprintf(stderr, "rocetrace: -w %s: %v\n", cf.live.write, r.writeErr)
 		code = exitFailed
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", err)
+	if r.reportErr != nil {
+		fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", r.reportErr)
 		code = exitFailed
 	}
 	return code

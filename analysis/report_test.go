@@ -3,18 +3,16 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/rocetrace/rocetrace/internal/golden"
+
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func TestNearestRank(t *testing.T) {
 	seq := func(n int) []int64 {
@@ -193,7 +191,7 @@ func TestGoldenJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := buf.Bytes()
-	golden(t, "report.json.golden", got)
+	checkGolden(t, "report.json.golden", got)
 	// json.Marshal gives the same document, modulo HTML escaping of '>'.
 	plain, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -231,7 +229,7 @@ func TestGoldenText(t *testing.T) {
 	if err := WriteText(&b, r, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.txt.golden", b.Bytes())
+	checkGolden(t, "report.txt.golden", b.Bytes())
 	var c bytes.Buffer
 	if err := WriteText(&c, r, TextOptions{Color: true}); err != nil {
 		t.Fatal(err)
@@ -241,22 +239,9 @@ func TestGoldenText(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (go test -update to accept):\n%s", name, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name), got)
 }
 
 // A Severity marshals as its bare string, as the untyped constants did.

@@ -2,41 +2,23 @@ package export
 
 import (
 	"bytes"
-	"flag"
 	"io"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rocetrace/rocetrace/internal/golden"
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // checkGolden compares got with testdata/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./export -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test ./export -update to accept, if the change is meant); got:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // extrasCapture has what the demo scenarios lack: UD with DETH, SEND with

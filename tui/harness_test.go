@@ -2,21 +2,19 @@ package tui
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/rocetrace/rocetrace/internal/golden"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden screens under tui/testdata")
 
 // fakeApp stands in for tview.Application in widget and key tests: focus
 // works as tview's does, and queued updates are recorded, not run.
@@ -220,23 +218,7 @@ func (hs *harness) golden(name string) {
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tui -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("screen differs from %s (go test ./tui -update to accept); got:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden"), []byte(got))
 }
 
 // contains fails unless the screen shows s.

@@ -5,18 +5,17 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rocetrace/rocetrace/internal/golden"
+
 	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // rt runs the CLI in-process and returns exit status, stdout and stderr.
 func rt(t *testing.T, args ...string) (int, string, string) {
@@ -29,23 +28,7 @@ func rt(t *testing.T, args ...string) (int, string, string) {
 // checkGolden compares got with testdata/golden/name, or rewrites it with -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/rocetrace -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (go test ./cmd/rocetrace -update to accept); got:\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
 
 // writeCapture writes a scenario capture into a temp dir.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/build"
 	"io"
 	"os"
 	"os/exec"
@@ -495,7 +496,7 @@ func TestCaptureSIGINT(t *testing.T) {
 	p := captest.NewPair(t, 0)
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "rocetrace")

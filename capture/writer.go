@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // WriterOptions configures a Writer.
@@ -31,7 +31,7 @@ type WriterOptions struct {
 	// Snaplen is written in the file header (0: DefaultSnaplen).
 	Snaplen int
 	// LinkType of every record (0: Ethernet).
-	LinkType decode.LinkType
+	LinkType pcapio.LinkType
 	// Interface is the pcapng if_name option ("" leaves it out).
 	Interface string
 	// FlushInterval is the longest time a written record stays in the
@@ -91,7 +91,7 @@ func NewWriter(opts WriterOptions) (*Writer, error) {
 		opts.Snaplen = DefaultSnaplen
 	}
 	if opts.LinkType == 0 {
-		opts.LinkType = decode.LinkTypeEthernet
+		opts.LinkType = pcapio.LinkTypeEthernet
 	}
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 100 * time.Millisecond
@@ -123,7 +123,7 @@ func (w *Writer) Files() []string {
 // Offset returns the byte offset in the current file at which the next
 // record will start (its pcap record header or pcapng block), buffered
 // records included. Without rotation there is one file, and the offset a
-// record was written at is where a reader (decode.ReadRecordAt) finds it once
+// record was written at is where a reader (pcapio.ReadRecordAt) finds it once
 // flushed. With rotation the next WriteRecord may start a new file first.
 func (w *Writer) Offset() int64 {
 	w.mu.Lock()
@@ -232,7 +232,7 @@ func (w *Writer) flushLocked() error {
 }
 
 // recordSize is the number of bytes rec takes in the file.
-func (w *Writer) recordSize(rec *decode.Record) int64 {
+func (w *Writer) recordSize(rec *pcapio.Record) int64 {
 	n := len(rec.Data)
 	if w.ng {
 		return int64(32 + (n+3)&^3)
@@ -242,7 +242,7 @@ func (w *Writer) recordSize(rec *decode.Record) int64 {
 
 // WriteRecord appends one record (its Data, TsNs and Len). The bytes are
 // copied: rec may be reused as soon as it returns.
-func (w *Writer) WriteRecord(rec *decode.Record) error {
+func (w *Writer) WriteRecord(rec *pcapio.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -315,7 +315,7 @@ func (w *Writer) Close() error {
 
 var le = binary.LittleEndian
 
-func appendPcapHeader(b []byte, lt decode.LinkType, snaplen int) []byte {
+func appendPcapHeader(b []byte, lt pcapio.LinkType, snaplen int) []byte {
 	b = le.AppendUint32(b, 0xA1B23C4D) // nanosecond timestamps
 	b = le.AppendUint16(b, 2)
 	b = le.AppendUint16(b, 4)
@@ -325,7 +325,7 @@ func appendPcapHeader(b []byte, lt decode.LinkType, snaplen int) []byte {
 	return le.AppendUint32(b, uint32(lt))
 }
 
-func appendPcapRecord(b []byte, rec *decode.Record) []byte {
+func appendPcapRecord(b []byte, rec *pcapio.Record) []byte {
 	ts := rec.TsNs
 	b = le.AppendUint32(b, uint32(ts/1_000_000_000))
 	b = le.AppendUint32(b, uint32(ts%1_000_000_000))
@@ -368,7 +368,7 @@ func appendSHB(b []byte) []byte {
 	return appendBlock(b, 0x0A0D0D0A, body)
 }
 
-func appendIDB(b []byte, lt decode.LinkType, snaplen int, iface string) []byte {
+func appendIDB(b []byte, lt pcapio.LinkType, snaplen int, iface string) []byte {
 	var body []byte
 	body = le.AppendUint16(body, uint16(lt))
 	body = le.AppendUint16(body, 0)
@@ -382,7 +382,7 @@ func appendIDB(b []byte, lt decode.LinkType, snaplen int, iface string) []byte {
 }
 
 // appendEPB appends an Enhanced Packet Block for interface 0.
-func appendEPB(b []byte, rec *decode.Record) []byte {
+func appendEPB(b []byte, rec *pcapio.Record) []byte {
 	n := len(rec.Data)
 	total := uint32(32 + (n+3)&^3)
 	ts := uint64(rec.TsNs)

@@ -3,6 +3,8 @@ package decode
 import (
 	"encoding/binary"
 	"net/netip"
+
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // DefaultRoCEPort is the IANA UDP destination port of RoCEv2.
@@ -72,7 +74,7 @@ func NewDecoder(cfg Config) *Decoder {
 }
 
 // DecodeRecord decodes one capture record into p, replacing all of p.
-func (d *Decoder) DecodeRecord(rec *Record, p *Packet) {
+func (d *Decoder) DecodeRecord(rec *pcapio.Record, p *Packet) {
 	d.Decode(rec.Data, rec.LinkType, rec.Len, p)
 	p.File = rec.File
 	p.Frame = rec.Frame
@@ -91,7 +93,7 @@ func (d *Decoder) DecodeRecord(rec *Record, p *Packet) {
 //
 // A pipeline uses it to move the CRC over big frames, the costliest part of
 // decoding, off the goroutine that reads and decodes.
-func (d *Decoder) DecodeRecordDeferICRC(rec *Record, p *Packet, minLen int) (ip []byte, udpOff int) {
+func (d *Decoder) DecodeRecordDeferICRC(rec *pcapio.Record, p *Packet, minLen int) (ip []byte, udpOff int) {
 	d.deferMin = max(minLen, 1)
 	d.DecodeRecord(rec, p)
 	d.deferMin = 0
@@ -118,7 +120,7 @@ func (d *Decoder) FinishICRC(p *Packet, ip []byte, udpOff int) {
 // p. data holds the captured bytes and wireLen the frame's length on the
 // wire. Decode never fails: what cannot be decoded leaves p.Kind ==
 // KindOther, and contradictions set p.Malformed.
-func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
+func (d *Decoder) Decode(data []byte, link pcapio.LinkType, wireLen int, p *Packet) {
 	*p = Packet{}
 	if wireLen < len(data) {
 		wireLen = len(data)
@@ -127,9 +129,9 @@ func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
 	p.CapLen = len(data)
 	p.Truncated = len(data) < wireLen
 	switch link {
-	case LinkTypeEthernet:
+	case pcapio.LinkTypeEthernet:
 		d.ethernet(data, wireLen, 0, p)
-	case LinkTypeLinuxSLL:
+	case pcapio.LinkTypeLinuxSLL:
 		// 16-byte cooked header: packet type, ARPHRD, address length,
 		// 8 address bytes, protocol.
 		if len(data) < 16 {
@@ -141,7 +143,7 @@ func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
 		}
 		p.FrameLen = wireLen - 16 + 14
 		d.etherType(binary.BigEndian.Uint16(data[14:16]), data[16:], wireLen-16, 0, p)
-	case LinkTypeLinuxSLL2:
+	case pcapio.LinkTypeLinuxSLL2:
 		// 20-byte cooked v2 header: protocol, reserved, ifindex, ARPHRD,
 		// packet type, address length, 8 address bytes.
 		if len(data) < 20 {

@@ -7,7 +7,7 @@ import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // countingRows is a rowSource that counts its calls.
@@ -25,7 +25,7 @@ func (c *countingRows) Row(s *Snapshot, pos int) *PacketRow {
 // bigSnapshot has an index of n frames (no file behind it).
 func bigSnapshot(n int) *Snapshot {
 	x := newPacketIndex(1)
-	var rec decode.Record
+	var rec pcapio.Record
 	for i := range n {
 		rec.Offset = 24 + int64(i)*1098
 		x.add(&rec)

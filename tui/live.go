@@ -12,6 +12,7 @@ import (
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Live describes a live capture for the model to show instead of files.
@@ -25,7 +26,7 @@ type Live struct {
 	Name string
 	// Source yields the captured records. Its Next blocks until a record
 	// arrives and returns io.EOF once stopped and drained.
-	Source decode.RecordSource
+	Source pcapio.RecordSource
 	// Stop makes Source end (Next returns io.EOF); it is called from
 	// another goroutine than Next's when the model's context ends.
 	Stop func()
@@ -45,7 +46,7 @@ type Recorder interface {
 	// Offset returns the byte offset the next record will be written at.
 	Offset() int64
 	// WriteRecord appends the record.
-	WriteRecord(rec *decode.Record) error
+	WriteRecord(rec *pcapio.Record) error
 	// Flush writes what is buffered to the file.
 	Flush() error
 }
@@ -71,7 +72,7 @@ func openLive(cfg Config) (*Model, error) {
 		lv2.Name = "live"
 		cfg.Live = &lv2
 	}
-	r, err := decode.OpenFile(lv.RecordingPath, 0)
+	r, err := pcapio.OpenFile(lv.RecordingPath, 0)
 	if err != nil {
 		return nil, fmt.Errorf("live capture: reading the recording's header: %w", err)
 	}
@@ -87,7 +88,7 @@ func openLive(cfg Config) (*Model, error) {
 	}
 	m := &Model{
 		cfg:        cfg,
-		byFile:     make([]*decode.Reader, 1),
+		byFile:     make([]*pcapio.Reader, 1),
 		files:      []*os.File{f},
 		done:       make(chan struct{}),
 		liveLayout: lay,
@@ -139,7 +140,7 @@ func (l *loader) runLive(ctx context.Context) {
 	dec := decode.NewDecoder(m.cfg.Decode)
 	var (
 		mu  sync.Mutex
-		rec decode.Record
+		rec pcapio.Record
 		p   decode.Packet
 	)
 	l.publish(false, false)

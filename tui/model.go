@@ -13,6 +13,7 @@ import (
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Config configures a Model.
@@ -107,13 +108,13 @@ func (s *Snapshot) FlowRate(i int) *FlowRate {
 // packet index, the frame lists and the timeline counters a viewer needs.
 type Model struct {
 	cfg      Config
-	readers  []*decode.Reader // opened inputs
-	byFile   []*decode.Reader // by file index (nil: could not be opened)
+	readers  []*pcapio.Reader // opened inputs
+	byFile   []*pcapio.Reader // by file index (nil: could not be opened)
 	files    []*os.File       // second handle per file, for random access
 	openErrs []error
 	total    int64
 
-	liveLayout *decode.Layout // live: the recording's layout
+	liveLayout *pcapio.Layout // live: the recording's layout
 	flushErr   bool           // live: a recording flush failed (reported once)
 
 	ready func() // tests: called once the UI has drawn its first screen
@@ -139,12 +140,12 @@ func Open(cfg Config) (*Model, error) {
 	}
 	m := &Model{
 		cfg:    cfg,
-		byFile: make([]*decode.Reader, len(cfg.Paths)),
+		byFile: make([]*pcapio.Reader, len(cfg.Paths)),
 		files:  make([]*os.File, len(cfg.Paths)),
 		done:   make(chan struct{}),
 	}
 	for i, path := range cfg.Paths {
-		r, err := decode.OpenFile(path, i)
+		r, err := pcapio.OpenFile(path, i)
 		if err != nil {
 			m.openErrs = append(m.openErrs, err)
 			continue
@@ -244,7 +245,7 @@ type loader struct {
 	counter    analysis.Counter
 	index      *packetIndex
 	layouts    [][]layoutPoint
-	cur        []*decode.Layout
+	cur        []*pcapio.Layout
 	flowFrames [][]uint32
 	pfcFrames  []uint32
 	tl         timelines
@@ -273,7 +274,7 @@ func (m *Model) load(ctx context.Context) {
 		table:   flows.NewTable(m.cfg.Flows),
 		index:   newPacketIndex(n),
 		layouts: make([][]layoutPoint, n),
-		cur:     make([]*decode.Layout, n),
+		cur:     make([]*pcapio.Layout, n),
 		read:    make([]int64, n),
 		errs:    append([]error(nil), m.openErrs...),
 		started: time.Now(),
@@ -289,10 +290,10 @@ func (m *Model) load(ctx context.Context) {
 
 func (l *loader) run(ctx context.Context) {
 	m := l.m
-	merger := decode.NewMerger(m.readers)
+	merger := pcapio.NewMerger(m.readers)
 	dec := decode.NewDecoder(m.cfg.Decode)
 	var (
-		rec      decode.Record
+		rec      pcapio.Record
 		p        decode.Packet
 		canceled bool
 	)
@@ -318,7 +319,7 @@ func (l *loader) run(ctx context.Context) {
 		}
 		if err != nil {
 			l.errs = append(l.errs, err)
-			var de *decode.DamageError
+			var de *pcapio.DamageError
 			if errors.As(err, &de) {
 				continue // the other files go on
 			}
@@ -335,7 +336,7 @@ func (l *loader) run(ctx context.Context) {
 }
 
 // frame handles one record.
-func (l *loader) frame(rec *decode.Record, dec *decode.Decoder, p *decode.Packet) {
+func (l *loader) frame(rec *pcapio.Record, dec *decode.Decoder, p *decode.Packet) {
 	f := rec.File
 	if l.m.liveLayout == nil { // live: one recording, one layout (set by runLive)
 		if lay := l.m.byFile[f].Layout(l.cur[f]); lay != l.cur[f] {

@@ -13,6 +13,7 @@ import (
 	"github.com/rocetrace/rocetrace/capture"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // runCapture implements `rocetrace capture -i IFACE [-w FILE] [-c COUNT]
@@ -119,7 +120,7 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var (
 		counter    analysis.Counter
 		p          decode.Packet
-		rec        decode.Record
+		rec        pcapio.Record
 		n          int64
 		captureErr error
 		writeErr   error

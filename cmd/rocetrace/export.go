@@ -17,6 +17,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // exportGCPercent is the GC percent of an export (see runExport).
@@ -230,7 +231,7 @@ func (x *exporter) report(in *inputs, msg string, written []export.Written) int 
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	code := in.report(x.stderr)
-	var de *decode.DamageError
+	var de *pcapio.DamageError
 	for _, err := range in.errs {
 		if errors.As(err, &de) && msg == "" && len(written) > 0 {
 			fmt.Fprintf(x.stderr, "rocetrace: the files written hold every frame before the damage\n")

@@ -6,27 +6,27 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // inputs is the merged stream of records from every capture on the command
 // line, with the errors met on the way.
 type inputs struct {
 	names   []string
-	readers []*decode.Reader
-	merger  *decode.Merger
+	readers []*pcapio.Reader
+	merger  *pcapio.Merger
 	errs    []error // missing files, non-captures, damage: each makes exit status 1
 }
 
 // openInputs opens every path, memory-mapped when it is a large regular
-// file of short records (decode.OpenFileMapped). A file that cannot be opened is reported in
+// file of short records (pcapio.OpenFileMapped). A file that cannot be opened is reported in
 // errs and left out; the others are still read.
 func openInputs(paths []string) *inputs {
-	return openInputsWith(paths, decode.OpenFileMapped)
+	return openInputsWith(paths, pcapio.OpenFileMapped)
 }
 
 // openInputsWith is openInputs opening each file with open.
-func openInputsWith(paths []string, open func(path string, file int) (*decode.Reader, error)) *inputs {
+func openInputsWith(paths []string, open func(path string, file int) (*pcapio.Reader, error)) *inputs {
 	in := &inputs{names: paths}
 	for i, p := range paths {
 		r, err := open(p, i)
@@ -36,17 +36,17 @@ func openInputsWith(paths []string, open func(path string, file int) (*decode.Re
 		}
 		in.readers = append(in.readers, r)
 	}
-	in.merger = decode.NewMerger(in.readers)
+	in.merger = pcapio.NewMerger(in.readers)
 	return in
 }
 
 // each calls fn for every record in timestamp order until the input ends or
 // ctx is cancelled. Damage in one file is recorded and the others go on. A
 // mapped file that shrinks while it is read ends the loop, recorded as
-// damage (decode.GuardFaults).
-func (in *inputs) each(ctx context.Context, fn func(rec *decode.Record) error) error {
+// damage (pcapio.GuardFaults).
+func (in *inputs) each(ctx context.Context, fn func(rec *pcapio.Record) error) error {
 	var err error
-	if ferr := decode.GuardFaults(func() error {
+	if ferr := pcapio.GuardFaults(func() error {
 		err = in.loop(ctx, fn)
 		return nil
 	}, in.readers...); ferr != nil {
@@ -67,8 +67,8 @@ func (in *inputs) mapped() bool {
 }
 
 // loop is each's loop.
-func (in *inputs) loop(ctx context.Context, fn func(rec *decode.Record) error) error {
-	var rec decode.Record
+func (in *inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) error {
+	var rec pcapio.Record
 	for n := 0; ; n++ {
 		if n&1023 == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -78,7 +78,7 @@ func (in *inputs) loop(ctx context.Context, fn func(rec *decode.Record) error) e
 			return nil
 		}
 		if err != nil {
-			var de *decode.DamageError
+			var de *pcapio.DamageError
 			if errors.As(err, &de) {
 				in.errs = append(in.errs, err)
 				continue
@@ -100,8 +100,8 @@ func (in *inputs) close() {
 }
 
 // supportedLink reports whether the decoder understands link type l.
-func supportedLink(l decode.LinkType) bool {
-	return l == decode.LinkTypeEthernet || l == decode.LinkTypeLinuxSLL || l == decode.LinkTypeLinuxSLL2
+func supportedLink(l pcapio.LinkType) bool {
+	return l == pcapio.LinkTypeEthernet || l == pcapio.LinkTypeLinuxSLL || l == pcapio.LinkTypeLinuxSLL2
 }
 
 // report prints the input errors to stderr, warns about link types

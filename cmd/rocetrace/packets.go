@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // runPackets implements `rocetrace packets [--json] [-V] FILE...`.
@@ -30,7 +31,7 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		first int64
 		seen  bool
 	)
-	err := in.each(ctx, func(rec *decode.Record) error {
+	err := in.each(ctx, func(rec *pcapio.Record) error {
 		dec.DecodeRecord(rec, &p)
 		if !seen {
 			first, seen = p.TsNs, true

@@ -12,6 +12,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // BenchmarkPipelineFile runs the whole `report --json` path (analyse and
@@ -59,7 +60,7 @@ func analyseSerial(ctx context.Context, in *inputs, c *common, opts analysis.Opt
 		counter analysis.Counter
 		p       decode.Packet
 	)
-	err := in.each(ctx, func(rec *decode.Record) error {
+	err := in.each(ctx, func(rec *pcapio.Record) error {
 		dec.DecodeRecord(rec, &p)
 		counter.Observe(&p)
 		table.Observe(&p)
@@ -131,9 +132,9 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		var out [3]bytes.Buffer
 		var errs [3][]error
 		for k, r := range runs {
-			open := decode.OpenFile
+			open := pcapio.OpenFile
 			if r.mapped {
-				open = decode.OpenFileMapped
+				open = pcapio.OpenFileMapped
 			}
 			in := openInputsWith(files, open)
 			if want := r.mapped && files[0] == paths[1]; in.mapped() != want {

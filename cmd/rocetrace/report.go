@@ -10,6 +10,7 @@ import (
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // runReport implements `rocetrace [report] [--json] FILE...`.
@@ -162,7 +163,7 @@ func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([
 		dec := decode.NewDecoder(cfg)
 		b := <-free
 		deferICRC := true
-		err = in.each(ctx, func(rec *decode.Record) error {
+		err = in.each(ctx, func(rec *pcapio.Record) error {
 			if !deferICRC {
 				dec.DecodeRecord(rec, &b.p[b.n])
 			} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferMin); ip != nil {
@@ -203,7 +204,7 @@ func decodeBatches(ctx context.Context, in *inputs, cfg decode.Config, fn func([
 		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
 		free <- b
 	}
-	ferr := decode.GuardFaults(func() error {
+	ferr := pcapio.GuardFaults(func() error {
 		for {
 			b, ok := recvBatch(full)
 			if !ok {

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package decode
+package pcapio
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package decode
+package pcapio
 
 import (
 	"errors"
@@ -55,8 +55,7 @@ func (l *Layout) matches(r *Reader) bool {
 	return slices.Equal(l.ifaces, r.ifaces)
 }
 
-func (l *Layout) u16(b []byte) uint16 { return order16(l.be, b) }
-
+// u32 reads a 32-bit value in the layout's byte order.
 func (l *Layout) u32(b []byte) uint32 { return order32(l.be, b) }
 
 // errNotRecord is returned by ReadRecordAt when the bytes at the offset are

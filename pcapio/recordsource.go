@@ -1,4 +1,4 @@
-package decode
+package pcapio
 
 // RecordSource yields capture records one at a time: a Reader, a Merger or
 // a live capture. Next returns io.EOF at the end; the record's Data is valid

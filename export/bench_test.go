@@ -80,7 +80,7 @@ func writeBenchCapture(path string, n int) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	const snap = 128
-	_, _ = w.Write(synth.PcapHeader(snap, true))
+	_, _ = w.Write(pcapio.AppendPcapHeader(nil, pcapio.PcapHeader{Nanos: true, Snaplen: snap, LinkType: pcapio.LinkTypeEthernet}))
 	c := &synth.Capture{Snaplen: snap}
 	const qps = 1000
 	conns := make([]*synth.Conn, qps)
@@ -117,7 +117,7 @@ func writeBenchCapture(path string, n int) error {
 				if written == n {
 					break
 				}
-				rec = synth.AppendPcapRecord(rec[:0], fr, true)
+				rec = pcapio.AppendPcapRecord(rec[:0], true, fr.TsNs, fr.Data, fr.Len)
 				if _, err := w.Write(rec); err != nil {
 					return err
 				}

@@ -140,6 +140,34 @@ type AtomicETHFields struct {
 	Compare uint64
 }
 
+// AtomicAckETHFields is the atomic acknowledge extended transport header.
+type AtomicAckETHFields struct {
+	AtomicAckOrig uint64 // OrigRemoteData: the value the target held before the operation
+}
+
+// ImmDtFields is the immediate data extended transport header.
+type ImmDtFields struct {
+	Imm uint32 // the immediate value, as the big-endian number on the wire
+}
+
+// IETHFields is the invalidate extended transport header.
+type IETHFields struct {
+	IETHRKey uint32 // the remote key to invalidate
+}
+
+// XRCETHFields is the XRC extended transport header.
+type XRCETHFields struct {
+	XRCSRQ uint32 // 24 bits: the XRC shared receive queue
+}
+
+// MACControlFields is what rocetrace reads of an 802.3 MAC Control frame:
+// the parameters of 802.1Qbb PFC and of 802.3x PAUSE.
+type MACControlFields struct {
+	PFCEnable   uint16    // PFC class-enable vector (wire width: bit n of the low byte enables priority n)
+	PFCQuanta   [8]uint16 // PFC time[0]..time[7], in quanta of 512 bit times
+	PauseQuanta uint16    // 802.3x pause time, in quanta
+}
+
 // Packet is one captured frame, decoded into plain values. It owns all its
 // data: nothing in it points into the buffer it was decoded from, so a
 // caller may keep it after the next frame is read.
@@ -211,15 +239,16 @@ type Packet struct {
 
 	BTHCut bool // on the RoCE port, but the capture cut the frame inside the BTH
 
-	AtomicETH     AtomicETHFields
-	AtomicAckOrig uint64
-	Imm           uint32
-	IETHRKey      uint32
-	XRCSRQ        uint32 // 24 bits
+	// The headers of one field each, and MAC Control's parameters, are
+	// embedded: their fields (AtomicAckOrig, Imm, IETHRKey, XRCSRQ,
+	// PFCEnable, PFCQuanta, PauseQuanta) read as Packet's own.
+	AtomicETH AtomicETHFields
+	AtomicAckETHFields
+	ImmDtFields
+	IETHFields
+	XRCETHFields
 
-	PFCEnable   uint16    // class-enable vector (wire width)
-	PFCQuanta   [8]uint16 // time[0]..time[7]
-	PauseQuanta uint16    // 802.3x pause time
+	MACControlFields
 }
 
 // IsRoCE reports whether the frame carries a whole BTH (a RoCE data/ACK frame

@@ -51,8 +51,8 @@ type Config struct {
 }
 
 // Decoder turns captured frames into Packets. It parses the fixed headers
-// by hand (the gopacket layers in this package are used for header trees,
-// serialization and tests), so decoding allocates nothing. A Decoder is
+// by hand, without gopacket (package layers holds the gopacket layers, for
+// building frames, gopacket users and tests), so decoding allocates nothing. A Decoder is
 // not safe for concurrent use; it keeps no state between frames.
 type Decoder struct {
 	port    uint16

@@ -1,4 +1,4 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
@@ -7,7 +7,9 @@ import (
 	"strings"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // MACControlOpcode is the 2-byte opcode of an 802.3 MAC Control frame.
@@ -53,18 +55,15 @@ func MACControlDstMAC() net.HardwareAddr { return net.HardwareAddr{0x01, 0x80, 0
 // Contents are the opcode and its parameters; Payload is whatever follows
 // (frame padding, normally), which is not decoded further.
 type MACControl struct {
-	layers.BaseLayer
+	gplayers.BaseLayer
 	// Opcode selects PFC, PAUSE or something else.
 	Opcode MACControlOpcode
-	// ClassEnable is the PFC class-enable vector at wire width: bit n of the
-	// low byte enables priority n's time. Zero unless Opcode is PFC.
-	ClassEnable uint16
-	// Quanta are PFC's time[0]..time[7], in quanta of 512 bit times. Zero
-	// unless Opcode is PFC.
-	Quanta [8]uint16
-	// PauseQuanta is the 802.3x pause time in quanta. Zero unless Opcode
-	// is PAUSE.
-	PauseQuanta uint16
+	// MACControlFields are the parameters, as in decode.Packet: PFCEnable
+	// (the PFC class-enable vector at wire width: bit n of the low byte
+	// enables priority n's time) and PFCQuanta (time[0]..time[7], in quanta
+	// of 512 bit times), zero unless Opcode is PFC; PauseQuanta (the 802.3x
+	// pause time in quanta), zero unless Opcode is PAUSE.
+	decode.MACControlFields
 	// Raw holds the bytes after the opcode for other opcodes (a slice of
 	// the decoded data); nil for PFC and PAUSE.
 	Raw []byte
@@ -88,7 +87,7 @@ func (m *MACControl) NextLayerType() gopacket.LayerType { return gopacket.LayerT
 // Enabled reports whether the PFC class-enable vector enables priority
 // prio (0-7).
 func (m *MACControl) Enabled(prio int) bool {
-	return m.Opcode == MACControlOpcodePFC && prio >= 0 && prio < 8 && m.ClassEnable>>uint(prio)&1 != 0
+	return m.Opcode == MACControlOpcodePFC && prio >= 0 && prio < 8 && m.PFCEnable>>uint(prio)&1 != 0
 }
 
 // DecodeFromBytes decodes a MAC Control body, data starting at the opcode.
@@ -97,16 +96,16 @@ func (m *MACControl) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) er
 		return errShort(df, "MACControl", 2, len(data))
 	}
 	m.Opcode = MACControlOpcode(binary.BigEndian.Uint16(data[0:2]))
-	m.ClassEnable, m.Quanta, m.PauseQuanta, m.Raw = 0, [8]uint16{}, 0, nil
+	m.PFCEnable, m.PFCQuanta, m.PauseQuanta, m.Raw = 0, [8]uint16{}, 0, nil
 	n := len(data)
 	switch m.Opcode {
 	case MACControlOpcodePFC:
 		if len(data) < macControlPFCLen {
 			return errShort(df, "MACControl PFC", macControlPFCLen, len(data))
 		}
-		m.ClassEnable = binary.BigEndian.Uint16(data[2:4])
-		for i := range m.Quanta {
-			m.Quanta[i] = binary.BigEndian.Uint16(data[4+2*i : 6+2*i])
+		m.PFCEnable = binary.BigEndian.Uint16(data[2:4])
+		for i := range m.PFCQuanta {
+			m.PFCQuanta[i] = binary.BigEndian.Uint16(data[4+2*i : 6+2*i])
 		}
 		n = macControlPFCLen
 	case MACControlOpcodePause:
@@ -118,7 +117,7 @@ func (m *MACControl) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) er
 	default:
 		m.Raw = data[2:]
 	}
-	m.BaseLayer = layers.BaseLayer{Contents: data[:n], Payload: data[n:]}
+	m.BaseLayer = gplayers.BaseLayer{Contents: data[:n], Payload: data[n:]}
 	return nil
 }
 
@@ -142,8 +141,8 @@ func (m *MACControl) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.Seria
 	binary.BigEndian.PutUint16(h[0:2], uint16(m.Opcode))
 	switch m.Opcode {
 	case MACControlOpcodePFC:
-		binary.BigEndian.PutUint16(h[2:4], m.ClassEnable)
-		for i, q := range m.Quanta {
+		binary.BigEndian.PutUint16(h[2:4], m.PFCEnable)
+		for i, q := range m.PFCQuanta {
 			binary.BigEndian.PutUint16(h[4+2*i:6+2*i], q)
 		}
 	case MACControlOpcodePause:
@@ -168,13 +167,13 @@ func (m *MACControl) String() string {
 	switch m.Opcode {
 	case MACControlOpcodePFC:
 		var q strings.Builder
-		for i, v := range m.Quanta {
+		for i, v := range m.PFCQuanta {
 			if i > 0 {
 				q.WriteByte(' ')
 			}
 			q.WriteString(strconv.Itoa(int(v)))
 		}
-		return s + "(" + hexDigits(uint64(m.Opcode), 4) + ") ClassEnable=" + hexDigits(uint64(m.ClassEnable), 4) +
+		return s + "(" + hexDigits(uint64(m.Opcode), 4) + ") ClassEnable=" + hexDigits(uint64(m.PFCEnable), 4) +
 			" Quanta=[" + q.String() + "]"
 	case MACControlOpcodePause:
 		return s + "(" + hexDigits(uint64(m.Opcode), 4) + ") PauseQuanta=" + strconv.Itoa(int(m.PauseQuanta))

@@ -1,4 +1,4 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
@@ -7,7 +7,9 @@ import (
 	"strconv"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // BTH is the InfiniBand base transport header that starts every RoCEv2 UDP
@@ -44,36 +46,17 @@ import (
 // BTH does not check the ICRC, which also covers the IP and UDP headers: use
 // ComputeICRC on the IP packet.
 type BTH struct {
-	layers.BaseLayer
-	// Opcode is the transport (bits 7-5) and operation (bits 4-0).
-	Opcode Opcode
-	// SE is the solicited event bit.
-	SE bool
-	// MigReq is the migration state bit (M).
-	MigReq bool
-	// Pad is the pad count (0-3): zero bytes between the payload and the ICRC.
-	Pad uint8
-	// TVer is the transport header version (0).
-	TVer uint8
-	// PKey is the partition key.
-	PKey uint16
-	// FECN is the forward explicit congestion notification bit.
-	FECN bool
-	// BECN is the backward explicit congestion notification bit (set on CNPs).
-	BECN bool
+	gplayers.BaseLayer
+	// BTHFields are the header's fields, as the fast path decodes them
+	// into decode.Packet.
+	decode.BTHFields
 	// Resv6 holds the 6 reserved bits of byte 4, kept for exact re-serialization.
 	Resv6 uint8
-	// DestQP is the destination queue pair number (24 bits).
-	DestQP uint32
-	// AckReq asks the responder to acknowledge this packet.
-	AckReq bool
 	// Resv7 holds the 7 reserved bits of byte 8, kept for exact re-serialization.
 	Resv7 uint8
-	// PSN is the packet sequence number (24 bits).
-	PSN uint32
 
 	// Ext is the set of extended headers that follow, from the opcode.
-	Ext Ext
+	Ext decode.Ext
 	// ICRC is the invariant CRC from the datagram's last 4 bytes, read
 	// little-endian; valid when HasICRC. SerializeTo writes it as is.
 	ICRC uint32
@@ -106,10 +89,10 @@ func (b *BTH) Link(x *ExtLayers) { b.linked = x }
 // DecodeFromBytes decodes a BTH and locates the pad and ICRC at the end of
 // data, which must be the whole UDP payload.
 func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < BTHLen {
-		return errShort(df, "BTH", BTHLen, len(data))
+	if len(data) < decode.BTHLen {
+		return errShort(df, "BTH", decode.BTHLen, len(data))
 	}
-	b.Opcode = Opcode(data[0])
+	b.Opcode = decode.Opcode(data[0])
 	b.SE = data[1]&0x80 != 0
 	b.MigReq = data[1]&0x40 != 0
 	b.Pad = data[1] >> 4 & 3
@@ -123,28 +106,28 @@ func (b *BTH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	b.Resv7 = data[8] & 0x7F
 	b.PSN = uint32(data[9])<<16 | uint32(data[10])<<8 | uint32(data[11])
 	b.Ext = b.Opcode.ExtHeaders()
-	b.Contents = data[:BTHLen]
+	b.Contents = data[:decode.BTHLen]
 	if b.linked != nil {
 		b.linked.SetNext(b.Ext)
 	}
 	if feedbackTruncated(df) {
 		b.ICRC, b.HasICRC = 0, false
-		b.Payload = data[BTHLen:]
+		b.Payload = data[decode.BTHLen:]
 		return nil
 	}
 	b.ICRC, b.HasICRC = 0, false
 	b.Payload = nil
 	extLen := b.Ext.ExtLen()
-	if need := BTHLen + extLen + ICRCLen; len(data) < need {
+	if need := decode.BTHLen + extLen + decode.ICRCLen; len(data) < need {
 		return errShort(df, "BTH "+b.Opcode.String(), need, len(data))
 	}
-	end := len(data) - ICRCLen
-	if end-int(b.Pad) < BTHLen+extLen {
-		return fmt.Errorf("BTH %v: pad count %d exceeds the %d payload bytes", b.Opcode, b.Pad, end-BTHLen-extLen)
+	end := len(data) - decode.ICRCLen
+	if end-int(b.Pad) < decode.BTHLen+extLen {
+		return fmt.Errorf("BTH %v: pad count %d exceeds the %d payload bytes", b.Opcode, b.Pad, end-decode.BTHLen-extLen)
 	}
 	b.ICRC = binary.LittleEndian.Uint32(data[end:])
 	b.HasICRC = true
-	b.Payload = data[BTHLen : end-int(b.Pad)]
+	b.Payload = data[decode.BTHLen : end-int(b.Pad)]
 	return nil
 }
 
@@ -165,13 +148,13 @@ func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	if b.Pad > 3 {
 		return fmt.Errorf("BTH: pad count %d does not fit in 2 bits", b.Pad)
 	}
-	trailer, err := buf.AppendBytes(int(b.Pad) + ICRCLen)
+	trailer, err := buf.AppendBytes(int(b.Pad) + decode.ICRCLen)
 	if err != nil {
 		return err
 	}
 	clear(trailer[:b.Pad])
 	binary.LittleEndian.PutUint32(trailer[b.Pad:], b.ICRC)
-	h, err := buf.PrependBytes(BTHLen)
+	h, err := buf.PrependBytes(decode.BTHLen)
 	if err != nil {
 		return err
 	}
@@ -183,14 +166,6 @@ func (b *BTH) SerializeTo(buf gopacket.SerializeBuffer, opts gopacket.SerializeO
 	h[8] = wireFlag(b.AckReq, 0x80) | b.Resv7&0x7F
 	wirePut24(h[9:12], b.PSN)
 	return nil
-}
-
-// Fields returns the header as the plain value stored in Packet.
-func (b *BTH) Fields() BTHFields {
-	return BTHFields{
-		Opcode: b.Opcode, SE: b.SE, MigReq: b.MigReq, Pad: b.Pad, TVer: b.TVer, PKey: b.PKey,
-		FECN: b.FECN, BECN: b.BECN, DestQP: b.DestQP, AckReq: b.AckReq, PSN: b.PSN,
-	}
 }
 
 // String renders the header for a packet tree (gopacket.LayerString uses it).
@@ -249,11 +224,11 @@ func FinishRoCE(frame []byte, ipOff, udpOff int) bool {
 	if ipOff < 0 || ipOff > len(frame) || udpOff < ipOff {
 		return false
 	}
-	crc, ok := ComputeICRC(frame[ipOff:], udpOff-ipOff)
+	crc, ok := decode.ComputeICRC(frame[ipOff:], udpOff-ipOff)
 	if !ok {
 		return false
 	}
-	binary.LittleEndian.PutUint32(frame[len(frame)-ICRCLen:], crc)
+	binary.LittleEndian.PutUint32(frame[len(frame)-decode.ICRCLen:], crc)
 	return true
 }
 
@@ -279,32 +254,32 @@ func (x *ExtLayers) DecodingLayers() []gopacket.DecodingLayer {
 }
 
 // Layer returns x's layer for the single header h, or nil.
-func (x *ExtLayers) Layer(h Ext) gopacket.Layer {
+func (x *ExtLayers) Layer(h decode.Ext) gopacket.Layer {
 	if l := x.layer(h); l != nil {
 		return l
 	}
 	return nil
 }
 
-func (x *ExtLayers) layer(h Ext) extLayer {
+func (x *ExtLayers) layer(h decode.Ext) extLayer {
 	switch h {
-	case ExtXRCETH:
+	case decode.ExtXRCETH:
 		return &x.XRCETH
-	case ExtDETH:
+	case decode.ExtDETH:
 		return &x.DETH
-	case ExtRETH:
+	case decode.ExtRETH:
 		return &x.RETH
-	case ExtAETH:
+	case decode.ExtAETH:
 		return &x.AETH
-	case ExtAtomicETH:
+	case decode.ExtAtomicETH:
 		return &x.AtomicETH
-	case ExtAtomicAckETH:
+	case decode.ExtAtomicAckETH:
 		return &x.AtomicAckETH
-	case ExtImmDt:
+	case decode.ExtImmDt:
 		return &x.ImmDt
-	case ExtIETH:
+	case decode.ExtIETH:
 		return &x.IETH
-	case ExtCNP:
+	case decode.ExtCNP:
 		return &x.CNP
 	}
 	return nil
@@ -312,7 +287,7 @@ func (x *ExtLayers) layer(h Ext) extLayer {
 
 // SetNext sets the Next field of each of x's layers in e to the headers of
 // e that follow it on the wire. Layers outside e are left alone.
-func (x *ExtLayers) SetNext(e Ext) {
+func (x *ExtLayers) SetNext(e decode.Ext) {
 	remaining := e
 	for _, h := range extChain {
 		if remaining&h == 0 {
@@ -326,7 +301,7 @@ func (x *ExtLayers) SetNext(e Ext) {
 // Decode decodes the headers in e from data, in wire order, into x's layers
 // (setting their Next fields), and returns the bytes after the last one.
 // data is normally BTH.Payload and e BTH.Ext.
-func (x *ExtLayers) Decode(e Ext, data []byte, df gopacket.DecodeFeedback) ([]byte, error) {
+func (x *ExtLayers) Decode(e decode.Ext, data []byte, df gopacket.DecodeFeedback) ([]byte, error) {
 	remaining := e
 	for _, h := range extChain {
 		if remaining&h == 0 {
@@ -350,32 +325,32 @@ func (x *ExtLayers) Decode(e Ext, data []byte, df gopacket.DecodeFeedback) ([]by
 type extLayer interface {
 	gopacket.Layer
 	gopacket.DecodingLayer
-	setNext(Ext)
+	setNext(decode.Ext)
 }
 
 // extChain lists the extended headers in wire order.
-var extChain = [...]Ext{ExtXRCETH, ExtDETH, ExtRETH, ExtAETH, ExtAtomicETH, ExtAtomicAckETH, ExtImmDt, ExtIETH, ExtCNP}
+var extChain = [...]decode.Ext{decode.ExtXRCETH, decode.ExtDETH, decode.ExtRETH, decode.ExtAETH, decode.ExtAtomicETH, decode.ExtAtomicAckETH, decode.ExtImmDt, decode.ExtIETH, decode.ExtCNP}
 
 // newExtLayer allocates a layer for the single header h.
-func newExtLayer(h Ext) extLayer {
+func newExtLayer(h decode.Ext) extLayer {
 	switch h {
-	case ExtXRCETH:
+	case decode.ExtXRCETH:
 		return &XRCETH{}
-	case ExtDETH:
+	case decode.ExtDETH:
 		return &DETH{}
-	case ExtRETH:
+	case decode.ExtRETH:
 		return &RETH{}
-	case ExtAETH:
+	case decode.ExtAETH:
 		return &AETH{}
-	case ExtAtomicETH:
+	case decode.ExtAtomicETH:
 		return &AtomicETH{}
-	case ExtAtomicAckETH:
+	case decode.ExtAtomicAckETH:
 		return &AtomicAckETH{}
-	case ExtImmDt:
+	case decode.ExtImmDt:
 		return &ImmDt{}
-	case ExtIETH:
+	case decode.ExtIETH:
 		return &IETH{}
-	case ExtCNP:
+	case decode.ExtCNP:
 		return &CNP{}
 	}
 	panic("decode: not a single extended header: " + strconv.Itoa(int(h)))
@@ -383,29 +358,29 @@ func newExtLayer(h Ext) extLayer {
 
 // nextLayerAfter returns the layer type of the first header of e in wire
 // order, or gopacket.LayerTypePayload when e is empty.
-func nextLayerAfter(e Ext) gopacket.LayerType {
+func nextLayerAfter(e decode.Ext) gopacket.LayerType {
 	for _, h := range extChain {
 		if e&h == 0 {
 			continue
 		}
 		switch h {
-		case ExtXRCETH:
+		case decode.ExtXRCETH:
 			return LayerTypeXRCETH
-		case ExtDETH:
+		case decode.ExtDETH:
 			return LayerTypeDETH
-		case ExtRETH:
+		case decode.ExtRETH:
 			return LayerTypeRETH
-		case ExtAETH:
+		case decode.ExtAETH:
 			return LayerTypeAETH
-		case ExtAtomicETH:
+		case decode.ExtAtomicETH:
 			return LayerTypeAtomicETH
-		case ExtAtomicAckETH:
+		case decode.ExtAtomicAckETH:
 			return LayerTypeAtomicAckETH
-		case ExtImmDt:
+		case decode.ExtImmDt:
 			return LayerTypeImmDt
-		case ExtIETH:
+		case decode.ExtIETH:
 			return LayerTypeIETH
-		case ExtCNP:
+		case decode.ExtCNP:
 			return LayerTypeCNP
 		}
 	}

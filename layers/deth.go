@@ -1,25 +1,25 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // DETH is the datagram extended transport header (8 bytes) of UD packets.
 type DETH struct {
-	layers.BaseLayer
-	// QKey is the queue key.
-	QKey uint32
+	gplayers.BaseLayer
+	// DETHFields are the header's fields, as in decode.Packet.
+	decode.DETHFields
 	// Resv8 is the reserved byte, kept for exact re-serialization.
 	Resv8 uint8
-	// SrcQP is the source queue pair number (24 bits).
-	SrcQP uint32
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -37,23 +37,23 @@ func (d *DETH) CanDecode() gopacket.LayerClass { return LayerTypeDETH }
 // gopacket.LayerTypePayload.
 func (d *DETH) NextLayerType() gopacket.LayerType { return nextLayerAfter(d.Next) }
 
-func (d *DETH) setNext(e Ext) { d.Next = e }
+func (d *DETH) setNext(e decode.Ext) { d.Next = e }
 
 // DecodeFromBytes decodes a DETH from the start of data.
 func (d *DETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < DETHLen {
-		return errShort(df, "DETH", DETHLen, len(data))
+	if len(data) < decode.DETHLen {
+		return errShort(df, "DETH", decode.DETHLen, len(data))
 	}
 	d.QKey = binary.BigEndian.Uint32(data[0:4])
 	d.Resv8 = data[4]
 	d.SrcQP = wireGet24(data[5:8])
-	d.BaseLayer = layers.BaseLayer{Contents: data[:DETHLen], Payload: data[DETHLen:]}
+	d.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.DETHLen], Payload: data[decode.DETHLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 8-byte header.
 func (d *DETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(DETHLen)
+	h, err := b.PrependBytes(decode.DETHLen)
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,6 @@ func (d *DETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOp
 	wirePut24(h[5:8], d.SrcQP)
 	return nil
 }
-
-// Fields returns the header as the plain value stored in Packet.
-func (d *DETH) Fields() DETHFields { return DETHFields{QKey: d.QKey, SrcQP: d.SrcQP} }
 
 // String renders the header for a packet tree.
 func (d *DETH) String() string {

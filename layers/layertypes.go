@@ -1,10 +1,10 @@
-package decode
+package layers
 
 import (
 	"fmt"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
 )
 
 // gopacket layer types for the headers rocetrace decodes. Numbers 1790-1802
@@ -49,16 +49,16 @@ var (
 // Wire numbers the layers are registered under.
 const (
 	// EthernetTypeMACControl is the 802.3 MAC Control EtherType (PFC, PAUSE).
-	EthernetTypeMACControl layers.EthernetType = 0x8808
+	EthernetTypeMACControl gplayers.EthernetType = 0x8808
 	// EthernetTypeERSPAN3 is the GRE protocol type of ERSPAN type III.
-	EthernetTypeERSPAN3 layers.EthernetType = 0x22EB
+	EthernetTypeERSPAN3 gplayers.EthernetType = 0x22EB
 	// UDPPortRoCEv2 is the IANA RoCEv2 UDP destination port.
-	UDPPortRoCEv2 layers.UDPPort = 4791
+	UDPPortRoCEv2 gplayers.UDPPort = 4791
 
 	// linkTypeSLL2 is LINKTYPE_LINUX_SLL2. gopacket v1.1.19 declares
-	// layers.LinkType as uint8 and sizes LinkTypeMetadata to 256 entries, so
+	// gplayers.LinkType as uint8 and sizes LinkTypeMetadata to 256 entries, so
 	// 276 cannot be registered as such: pcapgo's Reader and NgReader convert
-	// the file's 32/16-bit link type with layers.LinkType(v), which keeps the
+	// the file's 32/16-bit link type with gplayers.LinkType(v), which keeps the
 	// low 8 bits, and a LINKTYPE_LINUX_SLL2 file reports LinkType 20 (276 &
 	// 0xFF, unassigned by tcpdump.org). We register SLL2 under that value so
 	// that gopacket.NewPacketSource(r, r.LinkType()) decodes such files.
@@ -66,18 +66,18 @@ const (
 	// LayerTypeSLL2 instead.
 	linkTypeSLL2 = 276
 	// gopacketLinkTypeSLL2 is linkTypeSLL2 as pcapgo v1.1.19 reports it.
-	gopacketLinkTypeSLL2 layers.LinkType = linkTypeSLL2 & 0xFF
+	gopacketLinkTypeSLL2 gplayers.LinkType = linkTypeSLL2 & 0xFF
 )
 
 func init() {
-	layers.EthernetTypeMetadata[EthernetTypeMACControl] = layers.EnumMetadata{
+	gplayers.EthernetTypeMetadata[EthernetTypeMACControl] = gplayers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeMACControl), Name: "MACControl", LayerType: LayerTypeMACControl,
 	}
-	layers.EthernetTypeMetadata[EthernetTypeERSPAN3] = layers.EnumMetadata{
+	gplayers.EthernetTypeMetadata[EthernetTypeERSPAN3] = gplayers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeERSPAN3), Name: "ERSPAN Type III", LayerType: LayerTypeERSPAN3,
 	}
-	layers.RegisterUDPPortLayerType(UDPPortRoCEv2, LayerTypeBTH)
-	layers.LinkTypeMetadata[gopacketLinkTypeSLL2] = layers.EnumMetadata{
+	gplayers.RegisterUDPPortLayerType(UDPPortRoCEv2, LayerTypeBTH)
+	gplayers.LinkTypeMetadata[gopacketLinkTypeSLL2] = gplayers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeSLL2), Name: "Linux SLL2", LayerType: LayerTypeSLL2,
 	}
 }

@@ -1,11 +1,11 @@
-package decode
+package layers
 
 import (
 	"reflect"
 	"testing"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
 )
 
 // layersFeedback records SetTruncated.
@@ -16,8 +16,8 @@ func (f *layersFeedback) SetTruncated() { f.truncated = true }
 // layersUDPPayload returns the UDP payload (the BTH onwards) of a fixture.
 func layersUDPPayload(t *testing.T, frame []byte) []byte {
 	t.Helper()
-	p := gopacket.NewPacket(frame, layers.LayerTypeEthernet, layersDecodeOptions)
-	udp, ok := p.Layer(layers.LayerTypeUDP).(*layers.UDP)
+	p := gopacket.NewPacket(frame, gplayers.LayerTypeEthernet, layersDecodeOptions)
+	udp, ok := p.Layer(gplayers.LayerTypeUDP).(*gplayers.UDP)
 	if !ok {
 		t.Fatalf("fixture has no UDP layer")
 	}
@@ -32,11 +32,11 @@ func layersUDPPayload(t *testing.T, frame []byte) []byte {
 // gopacket's GRE header (greFrom..greTo), which run with recovery on.
 func TestLayersTruncatedPrefixes(t *testing.T) {
 	var (
-		eth     layers.Ethernet
-		ip4     layers.IPv4
-		ip6     layers.IPv6
-		udp     layers.UDP
-		gre     layers.GRE
+		eth     gplayers.Ethernet
+		ip4     gplayers.IPv4
+		ip6     gplayers.IPv6
+		udp     gplayers.UDP
+		gre     gplayers.GRE
 		bth     BTH
 		ext     ExtLayers
 		mac     MACControl
@@ -172,7 +172,7 @@ func TestLayersBTHMalformedPad(t *testing.T) {
 // BTH keeps everything after its header as payload and claims no ICRC.
 func TestLayersBTHAfterTruncation(t *testing.T) {
 	cut := layersPacketRCReadResponseOnly[:80]
-	p := gopacket.NewPacket(cut, layers.LayerTypeEthernet, layersDecodeOptions)
+	p := gopacket.NewPacket(cut, gplayers.LayerTypeEthernet, layersDecodeOptions)
 	if !p.Metadata().Truncated {
 		t.Fatal("not reported truncated")
 	}

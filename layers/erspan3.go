@@ -1,4 +1,4 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
 )
 
 // ERSPAN type III header sizes and constants.
@@ -29,7 +29,7 @@ const (
 //	Ver(4)=2 VLAN(12) | COS(3) BSO(2) T(1) SessionID(10) | Timestamp(32) |
 //	SGT(16) P(1) FT(5) HWID(6) D(1) Gra(2) O(1) | [PlatformID(6) PlatformInfo(58)]
 type ERSPAN3 struct {
-	layers.BaseLayer
+	gplayers.BaseLayer
 	// Version is the ERSPAN version field (2 for type III).
 	Version uint8
 	// VLAN is the VLAN of the mirrored frame (12 bits).
@@ -82,14 +82,14 @@ func (e *ERSPAN3) CanDecode() gopacket.LayerClass { return LayerTypeERSPAN3 }
 func (e *ERSPAN3) NextLayerType() gopacket.LayerType {
 	switch e.FT {
 	case erspan3FTEthernet:
-		return layers.LayerTypeEthernet
+		return gplayers.LayerTypeEthernet
 	case erspan3FTIP:
 		if len(e.Payload) > 0 {
 			switch e.Payload[0] >> 4 {
 			case 4:
-				return layers.LayerTypeIPv4
+				return gplayers.LayerTypeIPv4
 			case 6:
-				return layers.LayerTypeIPv6
+				return gplayers.LayerTypeIPv6
 			}
 		}
 	}
@@ -133,7 +133,7 @@ func (e *ERSPAN3) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error
 		e.PlatformID = uint8(v >> 58)
 		e.PlatformInfo = v & (1<<58 - 1)
 	}
-	e.BaseLayer = layers.BaseLayer{Contents: data[:n], Payload: data[n:]}
+	e.BaseLayer = gplayers.BaseLayer{Contents: data[:n], Payload: data[n:]}
 	return nil
 }
 

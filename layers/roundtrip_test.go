@@ -1,4 +1,4 @@
-package decode
+package layers
 
 import (
 	"bytes"
@@ -9,12 +9,14 @@ import (
 	"testing"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // layersExtChain builds the extended headers of e in wire order, with
 // distinct field values and the Next sets decodeBTH will give them.
-func layersExtChain(e Ext, seed uint32) []gopacket.SerializableLayer {
+func layersExtChain(e decode.Ext, seed uint32) []gopacket.SerializableLayer {
 	var out []gopacket.SerializableLayer
 	remaining := e
 	for _, h := range extChain {
@@ -23,23 +25,23 @@ func layersExtChain(e Ext, seed uint32) []gopacket.SerializableLayer {
 		}
 		remaining &^= h
 		switch h {
-		case ExtXRCETH:
-			out = append(out, &XRCETH{Resv8: 0, XRCSRQ: 0x123456 ^ seed&0xFFFFFF, Next: remaining})
-		case ExtDETH:
-			out = append(out, &DETH{QKey: 0x11111111 ^ seed, SrcQP: 0xABCDE, Next: remaining})
-		case ExtRETH:
-			out = append(out, &RETH{VA: 0x1122334455667788 ^ uint64(seed), RKey: 0x99AABBCC, DMALen: 4096 + seed, Next: remaining})
-		case ExtAETH:
-			out = append(out, &AETH{Syndrome: Syndrome(seed & 0x7F), MSN: 0xFEDCBA ^ seed&0xFFFF, Next: remaining})
-		case ExtAtomicETH:
-			out = append(out, &AtomicETH{VA: 0xA1A2A3A4A5A6A7A8, RKey: 0xB1B2B3B4, SwapAdd: uint64(seed) << 32, Compare: 0xC1C2C3C4C5C6C7C8, Next: remaining})
-		case ExtAtomicAckETH:
-			out = append(out, &AtomicAckETH{OrigRemoteData: 0xD1D2D3D4D5D6D7D8 ^ uint64(seed), Next: remaining})
-		case ExtImmDt:
-			out = append(out, &ImmDt{Imm: 0xCAFEBABE ^ seed, Next: remaining})
-		case ExtIETH:
-			out = append(out, &IETH{RKey: 0x0BADF00D ^ seed, Next: remaining})
-		case ExtCNP:
+		case decode.ExtXRCETH:
+			out = append(out, &XRCETH{XRCETHFields: decode.XRCETHFields{XRCSRQ: 0x123456 ^ seed&0xFFFFFF}, Resv8: 0, Next: remaining})
+		case decode.ExtDETH:
+			out = append(out, &DETH{DETHFields: decode.DETHFields{QKey: 0x11111111 ^ seed, SrcQP: 0xABCDE}, Next: remaining})
+		case decode.ExtRETH:
+			out = append(out, &RETH{RETHFields: decode.RETHFields{VA: 0x1122334455667788 ^ uint64(seed), RKey: 0x99AABBCC, DMALen: 4096 + seed}, Next: remaining})
+		case decode.ExtAETH:
+			out = append(out, &AETH{AETHFields: decode.AETHFields{Syndrome: decode.Syndrome(seed & 0x7F), MSN: 0xFEDCBA ^ seed&0xFFFF}, Next: remaining})
+		case decode.ExtAtomicETH:
+			out = append(out, &AtomicETH{AtomicETHFields: decode.AtomicETHFields{VA: 0xA1A2A3A4A5A6A7A8, RKey: 0xB1B2B3B4, SwapAdd: uint64(seed) << 32, Compare: 0xC1C2C3C4C5C6C7C8}, Next: remaining})
+		case decode.ExtAtomicAckETH:
+			out = append(out, &AtomicAckETH{AtomicAckETHFields: decode.AtomicAckETHFields{AtomicAckOrig: 0xD1D2D3D4D5D6D7D8 ^ uint64(seed)}, Next: remaining})
+		case decode.ExtImmDt:
+			out = append(out, &ImmDt{ImmDtFields: decode.ImmDtFields{Imm: 0xCAFEBABE ^ seed}, Next: remaining})
+		case decode.ExtIETH:
+			out = append(out, &IETH{IETHFields: decode.IETHFields{IETHRKey: 0x0BADF00D ^ seed}, Next: remaining})
+		case decode.ExtCNP:
 			out = append(out, &CNP{Next: remaining})
 		}
 	}
@@ -50,20 +52,20 @@ func layersExtChain(e Ext, seed uint32) []gopacket.SerializableLayer {
 // the ICRC with FinishRoCE. It returns the frame and the IP packet's end.
 func layersRoCEFrame(t *testing.T, v6 bool, bth *BTH, ext []gopacket.SerializableLayer, payload []byte) ([]byte, int, int) {
 	t.Helper()
-	eth := &layers.Ethernet{
+	eth := &gplayers.Ethernet{
 		SrcMAC: net.HardwareAddr{0x02, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{0x02, 0, 0, 0, 0, 2},
-		EthernetType: layers.EthernetTypeIPv4,
+		EthernetType: gplayers.EthernetTypeIPv4,
 	}
-	udp := &layers.UDP{SrcPort: layers.UDPPort(0xC000 + uint16(bth.Opcode)), DstPort: 4791}
+	udp := &gplayers.UDP{SrcPort: gplayers.UDPPort(0xC000 + uint16(bth.Opcode)), DstPort: 4791}
 	var ip gopacket.SerializableLayer
 	udpOff := 14 + 20
 	if v6 {
-		eth.EthernetType = layers.EthernetTypeIPv6
-		ip = &layers.IPv6{Version: 6, TrafficClass: 0x6a, FlowLabel: 0x12345, NextHeader: layers.IPProtocolUDP, HopLimit: 64,
+		eth.EthernetType = gplayers.EthernetTypeIPv6
+		ip = &gplayers.IPv6{Version: 6, TrafficClass: 0x6a, FlowLabel: 0x12345, NextHeader: gplayers.IPProtocolUDP, HopLimit: 64,
 			SrcIP: net.ParseIP("2001:db8::1"), DstIP: net.ParseIP("2001:db8::2")}
 		udpOff = 14 + 40
 	} else {
-		ip = &layers.IPv4{Version: 4, IHL: 5, TOS: 0x6a, TTL: 64, Flags: layers.IPv4DontFragment, Protocol: layers.IPProtocolUDP,
+		ip = &gplayers.IPv4{Version: 4, IHL: 5, TOS: 0x6a, TTL: 64, Flags: gplayers.IPv4DontFragment, Protocol: gplayers.IPProtocolUDP,
 			SrcIP: net.IPv4(192, 0, 2, 1).To4(), DstIP: net.IPv4(192, 0, 2, 2).To4()}
 	}
 	ls := []gopacket.SerializableLayer{eth, ip, udp, bth}
@@ -88,32 +90,31 @@ func layersRoCEFrame(t *testing.T, v6 bool, bth *BTH, ext []gopacket.Serializabl
 func TestLayersAllOpcodes(t *testing.T) {
 	n := 0
 	for op := range 256 {
-		o := Opcode(op)
+		o := decode.Opcode(op)
 		if !o.Defined() {
 			continue
 		}
 		n++
 		for _, v6 := range []bool{false, true} {
 			plen := op % 7
-			if o == OpcodeCNP {
+			if o == decode.OpcodeCNP {
 				plen = 0
 			}
 			payload := make([]byte, plen)
 			for i := range payload {
 				payload[i] = byte(0xA0 + i)
 			}
-			bth := &BTH{Opcode: o, SE: op%2 == 0, MigReq: true, TVer: uint8(op) & 0x0F, PKey: 0x8001, FECN: op%3 == 0,
-				BECN: op%5 == 0, DestQP: 0xABCDEF ^ uint32(op), AckReq: op%2 == 1, PSN: 0xFFFFFF - uint32(op)}
+			bth := &BTH{BTHFields: decode.BTHFields{Opcode: o, SE: op%2 == 0, MigReq: true, TVer: uint8(op) & 0x0F, PKey: 0x8001, FECN: op%3 == 0, BECN: op%5 == 0, DestQP: 0xABCDEF ^ uint32(op), AckReq: op%2 == 1, PSN: 0xFFFFFF - uint32(op)}}
 			ext := layersExtChain(o.ExtHeaders(), uint32(op))
 			frame, udpOff, ipEnd := layersRoCEFrame(t, v6, bth, ext, payload)
 
-			p := gopacket.NewPacket(frame, layers.LayerTypeEthernet, layersDecodeOptions)
+			p := gopacket.NewPacket(frame, gplayers.LayerTypeEthernet, layersDecodeOptions)
 			if el := p.ErrorLayer(); el != nil {
 				t.Fatalf("%v v6=%v: %v", o, v6, el.Error())
 			}
-			want := []gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP, LayerTypeBTH}
+			want := []gopacket.LayerType{gplayers.LayerTypeEthernet, gplayers.LayerTypeIPv4, gplayers.LayerTypeUDP, LayerTypeBTH}
 			if v6 {
-				want[1] = layers.LayerTypeIPv6
+				want[1] = gplayers.LayerTypeIPv6
 			}
 			for _, l := range ext {
 				want = append(want, l.LayerType())
@@ -127,10 +128,10 @@ func TestLayersAllOpcodes(t *testing.T) {
 
 			got := p.Layer(LayerTypeBTH).(*BTH)
 			wantBTH := *bth
-			wantBTH.BaseLayer = layers.BaseLayer{}
+			wantBTH.BaseLayer = gplayers.BaseLayer{}
 			wantBTH.Ext = o.ExtHeaders()
 			wantBTH.Pad = uint8(-plen & 3)
-			wantBTH.ICRC = StoredICRC(frame[:ipEnd])
+			wantBTH.ICRC = decode.StoredICRC(frame[:ipEnd])
 			wantBTH.HasICRC = true
 			if g := layersFields(got); !reflect.DeepEqual(g, &wantBTH) {
 				t.Errorf("%v v6=%v: BTH\n got %#v\nwant %#v", o, v6, g, &wantBTH)
@@ -138,7 +139,7 @@ func TestLayersAllOpcodes(t *testing.T) {
 			if bth.Pad != wantBTH.Pad {
 				t.Errorf("%v: FixLengths set Pad %d, want %d", o, bth.Pad, wantBTH.Pad)
 			}
-			if c, ok := ComputeICRC(frame[14:ipEnd], udpOff-14); !ok || c != got.ICRC {
+			if c, ok := decode.ComputeICRC(frame[14:ipEnd], udpOff-14); !ok || c != got.ICRC {
 				t.Errorf("%v v6=%v: ICRC stored %#x, computed %#x (%v)", o, v6, got.ICRC, c, ok)
 			}
 			if c := layersSpecICRC(frame[14:ipEnd], udpOff-14); c != got.ICRC {
@@ -153,7 +154,7 @@ func TestLayersAllOpcodes(t *testing.T) {
 			if plen > 0 && !bytes.Equal(p.ApplicationLayer().Payload(), payload) {
 				t.Errorf("%v v6=%v: payload % x, want % x", o, v6, p.ApplicationLayer().Payload(), payload)
 			}
-			if b := frame[ipEnd-ICRCLen-int(wantBTH.Pad) : ipEnd-ICRCLen]; !bytes.Equal(b, make([]byte, len(b))) {
+			if b := frame[ipEnd-decode.ICRCLen-int(wantBTH.Pad) : ipEnd-decode.ICRCLen]; !bytes.Equal(b, make([]byte, len(b))) {
 				t.Errorf("%v: pad bytes % x not zero", o, b)
 			}
 
@@ -213,25 +214,24 @@ func TestLayersSerializeDecode(t *testing.T) {
 		fix     bool
 		wantLen int
 	}{
-		{"BTH all ones", &BTH{Opcode: 0xFF, SE: true, MigReq: true, Pad: 3, TVer: 0xF, PKey: 0xFFFF, FECN: true, BECN: true, Resv6: 0x3F,
-			DestQP: 0xFFFFFF, AckReq: true, Resv7: 0x7F, PSN: 0xFFFFFF, ICRC: 0xFFFFFFFF, HasICRC: true}, func() gopacket.DecodingLayer { return &BTH{} }, false, 12 + 3 + 4 + 1},
+		{"BTH all ones", &BTH{BTHFields: decode.BTHFields{Opcode: 0xFF, SE: true, MigReq: true, Pad: 3, TVer: 0xF, PKey: 0xFFFF, FECN: true, BECN: true, DestQP: 0xFFFFFF, AckReq: true, PSN: 0xFFFFFF}, Resv6: 0x3F, Resv7: 0x7F, ICRC: 0xFFFFFFFF, HasICRC: true}, func() gopacket.DecodingLayer { return &BTH{} }, false, 12 + 3 + 4 + 1},
 		{"BTH zero", &BTH{HasICRC: true}, func() gopacket.DecodingLayer { return &BTH{} }, true, 12 + 3 + 4 + 1},
-		{"RETH", &RETH{VA: 0xFFFFFFFFFFFFFFFF, RKey: 0x01020304, DMALen: 0xFFFFFFFF}, func() gopacket.DecodingLayer { return &RETH{} }, false, 17},
-		{"AETH", &AETH{Syndrome: 0x7F, MSN: 0xFFFFFF}, func() gopacket.DecodingLayer { return &AETH{} }, false, 5},
-		{"AtomicETH", &AtomicETH{VA: 1, RKey: 2, SwapAdd: 3, Compare: 0xFFFFFFFFFFFFFFFF}, func() gopacket.DecodingLayer { return &AtomicETH{} }, false, 29},
-		{"AtomicAckETH", &AtomicAckETH{OrigRemoteData: 0x8000000000000001}, func() gopacket.DecodingLayer { return &AtomicAckETH{} }, false, 9},
-		{"DETH", &DETH{QKey: 0xFFFFFFFF, Resv8: 0xFF, SrcQP: 0xFFFFFF}, func() gopacket.DecodingLayer { return &DETH{} }, false, 9},
-		{"ImmDt", &ImmDt{Imm: 0xDEADBEEF}, func() gopacket.DecodingLayer { return &ImmDt{} }, false, 5},
-		{"IETH", &IETH{RKey: 0xFEEDFACE}, func() gopacket.DecodingLayer { return &IETH{} }, false, 5},
-		{"XRCETH", &XRCETH{Resv8: 0xFF, XRCSRQ: 0xFFFFFF}, func() gopacket.DecodingLayer { return &XRCETH{} }, false, 5},
+		{"RETH", &RETH{RETHFields: decode.RETHFields{VA: 0xFFFFFFFFFFFFFFFF, RKey: 0x01020304, DMALen: 0xFFFFFFFF}}, func() gopacket.DecodingLayer { return &RETH{} }, false, 17},
+		{"AETH", &AETH{AETHFields: decode.AETHFields{Syndrome: 0x7F, MSN: 0xFFFFFF}}, func() gopacket.DecodingLayer { return &AETH{} }, false, 5},
+		{"AtomicETH", &AtomicETH{AtomicETHFields: decode.AtomicETHFields{VA: 1, RKey: 2, SwapAdd: 3, Compare: 0xFFFFFFFFFFFFFFFF}}, func() gopacket.DecodingLayer { return &AtomicETH{} }, false, 29},
+		{"AtomicAckETH", &AtomicAckETH{AtomicAckETHFields: decode.AtomicAckETHFields{AtomicAckOrig: 0x8000000000000001}}, func() gopacket.DecodingLayer { return &AtomicAckETH{} }, false, 9},
+		{"DETH", &DETH{DETHFields: decode.DETHFields{QKey: 0xFFFFFFFF, SrcQP: 0xFFFFFF}, Resv8: 0xFF}, func() gopacket.DecodingLayer { return &DETH{} }, false, 9},
+		{"ImmDt", &ImmDt{ImmDtFields: decode.ImmDtFields{Imm: 0xDEADBEEF}}, func() gopacket.DecodingLayer { return &ImmDt{} }, false, 5},
+		{"IETH", &IETH{IETHFields: decode.IETHFields{IETHRKey: 0xFEEDFACE}}, func() gopacket.DecodingLayer { return &IETH{} }, false, 5},
+		{"XRCETH", &XRCETH{XRCETHFields: decode.XRCETHFields{XRCSRQ: 0xFFFFFF}, Resv8: 0xFF}, func() gopacket.DecodingLayer { return &XRCETH{} }, false, 5},
 		{"CNP", &CNP{Reserved: [16]byte{1, 2, 3, 15: 0xFF}}, func() gopacket.DecodingLayer { return &CNP{} }, false, 17},
-		{"MACControl PFC", &MACControl{Opcode: MACControlOpcodePFC, ClassEnable: 0x00FF, Quanta: [8]uint16{1, 2, 3, 4, 5, 6, 7, 0xFFFF}},
+		{"MACControl PFC", &MACControl{MACControlFields: decode.MACControlFields{PFCEnable: 0x00FF, PFCQuanta: [8]uint16{1, 2, 3, 4, 5, 6, 7, 0xFFFF}}, Opcode: MACControlOpcodePFC},
 			func() gopacket.DecodingLayer { return &MACControl{} }, false, 21},
-		{"MACControl PAUSE", &MACControl{Opcode: MACControlOpcodePause, PauseQuanta: 0xFFFF}, func() gopacket.DecodingLayer { return &MACControl{} }, false, 5},
+		{"MACControl PAUSE", &MACControl{MACControlFields: decode.MACControlFields{PauseQuanta: 0xFFFF}, Opcode: MACControlOpcodePause}, func() gopacket.DecodingLayer { return &MACControl{} }, false, 5},
 		// Other opcodes keep every byte after the opcode in Raw, the 0xEE too.
 		{"MACControl raw", &MACControl{Opcode: 0x0002, Raw: []byte{9, 8, 7, 6, 0xEE}}, func() gopacket.DecodingLayer { return &MACControl{} }, false, 2 + 5},
-		{"SLL2", &SLL2{ProtocolType: layers.EthernetTypeIPv6, Reserved: 0xFFFF, InterfaceIndex: 0xFFFFFFFF, ARPHRDType: 772,
-			PacketType: layers.LinuxSLLPacketTypeHost, AddrLen: 8, Addr: net.HardwareAddr{1, 2, 3, 4, 5, 6, 7, 8}}, func() gopacket.DecodingLayer { return &SLL2{} }, true, 21},
+		{"SLL2", &SLL2{ProtocolType: gplayers.EthernetTypeIPv6, Reserved: 0xFFFF, InterfaceIndex: 0xFFFFFFFF, ARPHRDType: 772,
+			PacketType: gplayers.LinuxSLLPacketTypeHost, AddrLen: 8, Addr: net.HardwareAddr{1, 2, 3, 4, 5, 6, 7, 8}}, func() gopacket.DecodingLayer { return &SLL2{} }, true, 21},
 		{"ERSPAN III all ones", &ERSPAN3{Version: 2, VLAN: 0xFFF, COS: 7, BSO: 3, Truncated: true, SessionID: 0x3FF, Timestamp: 0xFFFFFFFF,
 			SGT: 0xFFFF, P: true, FT: 0x1F, HWID: 0x3F, Direction: true, Gra: 3, O: true, PlatformID: 0x3F, PlatformInfo: 1<<58 - 1},
 			func() gopacket.DecodingLayer { return &ERSPAN3{} }, false, 21},
@@ -270,13 +270,13 @@ func TestLayersSerializeDecode(t *testing.T) {
 // payload to 46 bytes, so Ethernet gives a 60-byte frame identical to the
 // hand-built fixture.
 func TestLayersMACControlMinFrame(t *testing.T) {
-	eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{0x02, 0, 0, 0, 0, 1}, DstMAC: MACControlDstMAC(), EthernetType: EthernetTypeMACControl}
+	eth := &gplayers.Ethernet{SrcMAC: net.HardwareAddr{0x02, 0, 0, 0, 0, 1}, DstMAC: MACControlDstMAC(), EthernetType: EthernetTypeMACControl}
 	for _, c := range []struct {
 		m    *MACControl
 		want []byte
 	}{
-		{&MACControl{Opcode: MACControlOpcodePFC, ClassEnable: 0x0008, Quanta: [8]uint16{3: 0xFFFF}}, layersFramePFCClass3},
-		{&MACControl{Opcode: MACControlOpcodePause, PauseQuanta: 0x1234}, layersFramePause},
+		{&MACControl{MACControlFields: decode.MACControlFields{PFCEnable: 0x0008, PFCQuanta: [8]uint16{3: 0xFFFF}}, Opcode: MACControlOpcodePFC}, layersFramePFCClass3},
+		{&MACControl{MACControlFields: decode.MACControlFields{PauseQuanta: 0x1234}, Opcode: MACControlOpcodePause}, layersFramePause},
 	} {
 		buf := gopacket.NewSerializeBuffer()
 		if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, eth, c.m); err != nil {
@@ -294,7 +294,7 @@ func TestLayersMACControlMinFrame(t *testing.T) {
 			t.Errorf("%v: %d bytes, want %d", c.m.Opcode, len(buf.Bytes()), MACControlMinLen)
 		}
 	}
-	m := &MACControl{Opcode: MACControlOpcodePFC, ClassEnable: 0x0108}
+	m := &MACControl{MACControlFields: decode.MACControlFields{PFCEnable: 0x0108}, Opcode: MACControlOpcodePFC}
 	for prio, want := range []bool{false, false, false, true, false, false, false, false} {
 		if m.Enabled(prio) != want {
 			t.Errorf("Enabled(%d) = %v", prio, !want)
@@ -306,7 +306,7 @@ func TestLayersMACControlMinFrame(t *testing.T) {
 // sheet, to check ComputeICRC independently: CRC-32 over 8 bytes of 0xff and
 // the packet up to the ICRC, with the variant fields set to ones.
 func layersSpecICRC(ip []byte, udpOff int) uint32 {
-	m := append(bytes.Repeat([]byte{0xff}, 8), ip[:len(ip)-ICRCLen]...)
+	m := append(bytes.Repeat([]byte{0xff}, 8), ip[:len(ip)-decode.ICRCLen]...)
 	h := m[8:]
 	if h[0]>>4 == 4 {
 		h[1], h[8], h[10], h[11] = 0xff, 0xff, 0xff, 0xff // TOS, TTL, header checksum
@@ -325,12 +325,12 @@ func layersSpecICRC(ip []byte, udpOff int) uint32 {
 // do not change it, and an invariant byte does.
 func TestLayersFinishRoCE(t *testing.T) {
 	for _, v6 := range []bool{false, true} {
-		bth := &BTH{Opcode: 0x0a, PKey: 0xffff, DestQP: 0x2c, AckReq: true, PSN: 0x3da8}
-		ext := []gopacket.SerializableLayer{&RETH{VA: 0x5b2693822500, RKey: 0x1f86, DMALen: 13}}
+		bth := &BTH{BTHFields: decode.BTHFields{Opcode: 0x0a, PKey: 0xffff, DestQP: 0x2c, AckReq: true, PSN: 0x3da8}}
+		ext := []gopacket.SerializableLayer{&RETH{RETHFields: decode.RETHFields{VA: 0x5b2693822500, RKey: 0x1f86, DMALen: 13}}}
 		frame, udpOff, ipEnd := layersRoCEFrame(t, v6, bth, ext, []byte("rdma-ping-0:\x00"))
 		ip := frame[14:ipEnd]
-		stored := StoredICRC(ip)
-		if c, ok := ComputeICRC(ip, udpOff-14); !ok || c != stored {
+		stored := decode.StoredICRC(ip)
+		if c, ok := decode.ComputeICRC(ip, udpOff-14); !ok || c != stored {
 			t.Fatalf("v6=%v: computed %#x (%v), stored %#x", v6, c, ok, stored)
 		}
 		if stored == 0 {
@@ -353,15 +353,15 @@ func TestLayersFinishRoCE(t *testing.T) {
 		u := udpOff - 14
 		variant[u+6], variant[u+7] = 0xAB, 0xCD
 		variant[u+8+4] = 0xC0
-		if c, _ := ComputeICRC(variant, u); c != stored {
+		if c, _ := decode.ComputeICRC(variant, u); c != stored {
 			t.Errorf("v6=%v: variant fields changed the ICRC: %#x != %#x", v6, c, stored)
 		}
 		invariant := append([]byte(nil), ip...)
 		invariant[u+8+11] ^= 1 // PSN
-		if c, _ := ComputeICRC(invariant, u); c == stored {
+		if c, _ := decode.ComputeICRC(invariant, u); c == stored {
 			t.Errorf("v6=%v: PSN change kept the ICRC", v6)
 		}
-		p := gopacket.NewPacket(frame, layers.LayerTypeEthernet, layersDecodeOptions)
+		p := gopacket.NewPacket(frame, gplayers.LayerTypeEthernet, layersDecodeOptions)
 		if b := p.Layer(LayerTypeBTH).(*BTH); !b.HasICRC || b.ICRC != stored || b.Pad != 3 {
 			t.Errorf("v6=%v: decoded HasICRC %v ICRC %#x Pad %d", v6, b.HasICRC, b.ICRC, b.Pad)
 		}
@@ -380,25 +380,25 @@ func TestLayersFinishRoCE(t *testing.T) {
 	}
 }
 
-// TestLayersFields checks the conversions into packet.go's value types.
+// TestLayersFields checks that a layer's embedded field struct is the
+// plain value decode.Packet holds (reserved bits and trailer stay outside).
 func TestLayersFields(t *testing.T) {
-	b := &BTH{Opcode: 0x0a, SE: true, MigReq: true, Pad: 2, TVer: 1, PKey: 0x8001, FECN: true, BECN: true, Resv6: 5,
-		DestQP: 0x123456, AckReq: true, Resv7: 3, PSN: 0xFFFFFE, ICRC: 9, HasICRC: true}
-	if got, want := b.Fields(), (BTHFields{Opcode: 0x0a, SE: true, MigReq: true, Pad: 2, TVer: 1, PKey: 0x8001, FECN: true,
+	b := &BTH{BTHFields: decode.BTHFields{Opcode: 0x0a, SE: true, MigReq: true, Pad: 2, TVer: 1, PKey: 0x8001, FECN: true, BECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xFFFFFE}, Resv6: 5, Resv7: 3, ICRC: 9, HasICRC: true}
+	if got, want := b.BTHFields, (decode.BTHFields{Opcode: 0x0a, SE: true, MigReq: true, Pad: 2, TVer: 1, PKey: 0x8001, FECN: true,
 		BECN: true, DestQP: 0x123456, AckReq: true, PSN: 0xFFFFFE}); got != want {
-		t.Errorf("BTH.Fields() = %+v, want %+v", got, want)
+		t.Errorf("BTH.BTHFields = %+v, want %+v", got, want)
 	}
-	if got, want := (&RETH{VA: 1, RKey: 2, DMALen: 3}).Fields(), (RETHFields{VA: 1, RKey: 2, DMALen: 3}); got != want {
-		t.Errorf("RETH.Fields() = %+v", got)
+	if got, want := (&RETH{RETHFields: decode.RETHFields{VA: 1, RKey: 2, DMALen: 3}}).RETHFields, (decode.RETHFields{VA: 1, RKey: 2, DMALen: 3}); got != want {
+		t.Errorf("RETH.RETHFields = %+v", got)
 	}
-	if got, want := (&AETH{Syndrome: 0x60, MSN: 4}).Fields(), (AETHFields{Syndrome: 0x60, MSN: 4}); got != want {
-		t.Errorf("AETH.Fields() = %+v", got)
+	if got, want := (&AETH{AETHFields: decode.AETHFields{Syndrome: 0x60, MSN: 4}}).AETHFields, (decode.AETHFields{Syndrome: 0x60, MSN: 4}); got != want {
+		t.Errorf("AETH.AETHFields = %+v", got)
 	}
-	if got, want := (&DETH{QKey: 5, Resv8: 1, SrcQP: 6}).Fields(), (DETHFields{QKey: 5, SrcQP: 6}); got != want {
-		t.Errorf("DETH.Fields() = %+v", got)
+	if got, want := (&DETH{DETHFields: decode.DETHFields{QKey: 5, SrcQP: 6}, Resv8: 1}).DETHFields, (decode.DETHFields{QKey: 5, SrcQP: 6}); got != want {
+		t.Errorf("DETH.DETHFields = %+v", got)
 	}
-	if got, want := (&AtomicETH{VA: 7, RKey: 8, SwapAdd: 9, Compare: 10}).Fields(), (AtomicETHFields{VA: 7, RKey: 8, SwapAdd: 9, Compare: 10}); got != want {
-		t.Errorf("AtomicETH.Fields() = %+v", got)
+	if got, want := (&AtomicETH{AtomicETHFields: decode.AtomicETHFields{VA: 7, RKey: 8, SwapAdd: 9, Compare: 10}}).AtomicETHFields, (decode.AtomicETHFields{VA: 7, RKey: 8, SwapAdd: 9, Compare: 10}); got != want {
+		t.Errorf("AtomicETH.AtomicETHFields = %+v", got)
 	}
 }
 
@@ -418,13 +418,13 @@ func TestLayersExtLayersDecode(t *testing.T) {
 	if err != nil || len(rest) != 0 {
 		t.Fatalf("rest % x, err %v", rest, err)
 	}
-	if x.AETH.Syndrome != 0x1f || x.AETH.Next != ExtAtomicAckETH || x.AtomicAckETH.OrigRemoteData != 0x3a01a68d6b397ac6 {
+	if x.AETH.Syndrome != 0x1f || x.AETH.Next != decode.ExtAtomicAckETH || x.AtomicAckETH.AtomicAckOrig != 0x3a01a68d6b397ac6 {
 		t.Errorf("AETH %+v AtomicAckETH %+v", x.AETH, x.AtomicAckETH)
 	}
-	if l := x.Layer(ExtAETH); l != &x.AETH {
+	if l := x.Layer(decode.ExtAETH); l != &x.AETH {
 		t.Errorf("Layer(ExtAETH) = %p, want %p", l, &x.AETH)
 	}
-	if l := x.Layer(ExtAETH | ExtRETH); l != nil {
+	if l := x.Layer(decode.ExtAETH | decode.ExtRETH); l != nil {
 		t.Errorf("Layer of two headers = %v, want nil", l)
 	}
 	if _, err := x.Decode(b.Ext, b.Payload[:6], &df); err == nil || !df.truncated {

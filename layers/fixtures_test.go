@@ -1,4 +1,4 @@
-package decode
+package layers
 
 // Byte fixtures for the layer tests. Real frames come from the captures in
 // /work/shared/pcaps (see PROVENANCE.md there); the hexdumps are tshark -x

@@ -1,4 +1,4 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
 )
 
 // SLL2Len is the length of a Linux cooked v2 header.
@@ -18,9 +18,9 @@ const SLL2Len = 20
 // type 2, packet type 1, address length 1, address 8. The next layer is
 // chosen by ProtocolType as an EtherType.
 type SLL2 struct {
-	layers.BaseLayer
+	gplayers.BaseLayer
 	// ProtocolType is the EtherType of the packet that follows.
-	ProtocolType layers.EthernetType
+	ProtocolType gplayers.EthernetType
 	// Reserved is the reserved field (zero), kept for exact re-serialization.
 	Reserved uint16
 	// InterfaceIndex is the capturing interface's ifindex.
@@ -29,7 +29,7 @@ type SLL2 struct {
 	ARPHRDType uint16
 	// PacketType says to whom the packet went (host, broadcast, multicast,
 	// other host, outgoing); one byte on the wire.
-	PacketType layers.LinuxSLLPacketType
+	PacketType gplayers.LinuxSLLPacketType
 	// AddrLen is the link-layer address length from the header.
 	AddrLen uint8
 	// Addr is the link-layer source address: the first min(AddrLen, 8)
@@ -53,21 +53,21 @@ func (s *SLL2) CanDecode() gopacket.LayerClass { return LayerTypeSLL2 }
 func (s *SLL2) NextLayerType() gopacket.LayerType { return s.ProtocolType.LayerType() }
 
 // LinkFlow returns a flow from Addr (the header names only one address).
-func (s *SLL2) LinkFlow() gopacket.Flow { return gopacket.NewFlow(layers.EndpointMAC, s.Addr, nil) }
+func (s *SLL2) LinkFlow() gopacket.Flow { return gopacket.NewFlow(gplayers.EndpointMAC, s.Addr, nil) }
 
 // DecodeFromBytes decodes the 20-byte header.
 func (s *SLL2) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 	if len(data) < SLL2Len {
 		return errShort(df, "Linux SLL2", SLL2Len, len(data))
 	}
-	s.ProtocolType = layers.EthernetType(binary.BigEndian.Uint16(data[0:2]))
+	s.ProtocolType = gplayers.EthernetType(binary.BigEndian.Uint16(data[0:2]))
 	s.Reserved = binary.BigEndian.Uint16(data[2:4])
 	s.InterfaceIndex = binary.BigEndian.Uint32(data[4:8])
 	s.ARPHRDType = binary.BigEndian.Uint16(data[8:10])
-	s.PacketType = layers.LinuxSLLPacketType(data[10])
+	s.PacketType = gplayers.LinuxSLLPacketType(data[10])
 	s.AddrLen = data[11]
 	s.Addr = net.HardwareAddr(data[12 : 12+min(int(s.AddrLen), 8)])
-	s.BaseLayer = layers.BaseLayer{Contents: data[:SLL2Len], Payload: data[SLL2Len:]}
+	s.BaseLayer = gplayers.BaseLayer{Contents: data[:SLL2Len], Payload: data[SLL2Len:]}
 	return nil
 }
 

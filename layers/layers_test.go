@@ -1,4 +1,4 @@
-package decode
+package layers
 
 import (
 	"bytes"
@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // layersDecodeOptions makes gopacket.NewPacket let panics through, so a
@@ -18,7 +20,7 @@ var layersDecodeOptions = gopacket.DecodeOptions{SkipDecodeRecovery: true}
 type layersCase struct {
 	name    string
 	data    []byte
-	first   gopacket.Decoder // layers.LayerTypeEthernet when nil
+	first   gopacket.Decoder // gplayers.LayerTypeEthernet when nil
 	stack   []gopacket.LayerType
 	want    []gopacket.Layer // rocetrace layers in stack order, fields only
 	payload []byte           // final gopacket.Payload contents; nil: no payload layer
@@ -33,23 +35,23 @@ type layersCase struct {
 }
 
 func roceStack(ext ...gopacket.LayerType) []gopacket.LayerType {
-	s := []gopacket.LayerType{layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP, LayerTypeBTH}
+	s := []gopacket.LayerType{gplayers.LayerTypeEthernet, gplayers.LayerTypeIPv4, gplayers.LayerTypeUDP, LayerTypeBTH}
 	return append(s, ext...)
 }
 
 // rcBTH returns the BTH fields shared by the Soft-RoCE rping fixtures.
-func rcBTH(op Opcode, destQP uint32, ackReq bool, psn, icrc uint32) *BTH {
-	return &BTH{Opcode: op, PKey: 0xffff, DestQP: destQP, AckReq: ackReq, PSN: psn, Ext: op.ExtHeaders(), ICRC: icrc, HasICRC: true}
+func rcBTH(op decode.Opcode, destQP uint32, ackReq bool, psn, icrc uint32) *BTH {
+	return &BTH{BTHFields: decode.BTHFields{Opcode: op, PKey: 0xffff, DestQP: destQP, AckReq: ackReq, PSN: psn}, Ext: op.ExtHeaders(), ICRC: icrc, HasICRC: true}
 }
 
 func layersCases() []layersCase {
 	ack := []gopacket.Layer{
 		rcBTH(0x11, 0x2c, false, 0xfebd3d, 0x8b66803b),
-		&AETH{Syndrome: 0x1f, MSN: 1},
+		&AETH{AETHFields: decode.AETHFields{Syndrome: 0x1f, MSN: 1}},
 	}
 	erspanStack := []gopacket.LayerType{
-		layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeGRE, LayerTypeERSPAN3,
-		layers.LayerTypeEthernet, layers.LayerTypeIPv4, layers.LayerTypeUDP, LayerTypeBTH, LayerTypeAETH,
+		gplayers.LayerTypeEthernet, gplayers.LayerTypeIPv4, gplayers.LayerTypeGRE, LayerTypeERSPAN3,
+		gplayers.LayerTypeEthernet, gplayers.LayerTypeIPv4, gplayers.LayerTypeUDP, LayerTypeBTH, LayerTypeAETH,
 	}
 	erspan := ERSPAN3{Version: 2, VLAN: 100, COS: 3, SessionID: 0x155, Timestamp: 0x12345678, SGT: 0xabcd,
 		HWID: 5, Direction: true, Gra: 3}
@@ -75,7 +77,7 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeRETH),
 			want: []gopacket.Layer{
 				rcBTH(0x0c, 0x2c, true, 0x003da6, 0xa5b4ce01),
-				&RETH{VA: 0x00005b269382e5e0, RKey: 0x2095, DMALen: 64},
+				&RETH{RETHFields: decode.RETHFields{VA: 0x00005b269382e5e0, RKey: 0x2095, DMALen: 64}},
 			},
 		},
 		{
@@ -84,7 +86,7 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeAETH, gopacket.LayerTypePayload),
 			want: []gopacket.Layer{
 				rcBTH(0x10, 0x2b, false, 0x003da6, 0xd9ea9286),
-				&AETH{Syndrome: 0x1f, MSN: 1},
+				&AETH{AETHFields: decode.AETHFields{Syndrome: 0x1f, MSN: 1}},
 			},
 			payload: layersPacketRCReadResponseOnly[58:122],
 		},
@@ -94,7 +96,7 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeRETH, gopacket.LayerTypePayload),
 			want: []gopacket.Layer{
 				rcBTH(0x0a, 0x2c, true, 0x003da8, 0xdd980bf3),
-				&RETH{VA: 0x00005b2693822500, RKey: 0x1f86, DMALen: 64},
+				&RETH{RETHFields: decode.RETHFields{VA: 0x00005b2693822500, RKey: 0x1f86, DMALen: 64}},
 			},
 			payload: layersPacketRCWriteOnly[70:134],
 		},
@@ -104,7 +106,7 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeDETH, gopacket.LayerTypePayload),
 			want: []gopacket.Layer{
 				rcBTH(0x64, 0x01, true, 6, 0x0238e664),
-				&DETH{QKey: 0x80010000, SrcQP: 1},
+				&DETH{DETHFields: decode.DETHFields{QKey: 0x80010000, SrcQP: 1}},
 			},
 			payload: layersPacketUDSendOnly[62:318],
 		},
@@ -114,7 +116,7 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeAtomicETH),
 			want: []gopacket.Layer{
 				rcBTH(0x14, 0x28, true, 0xa3f2c7, 0x08e2a726),
-				&AtomicETH{VA: 0x00006320d6be5000, RKey: 0x1986, SwapAdd: 1},
+				&AtomicETH{AtomicETHFields: decode.AtomicETHFields{VA: 0x00006320d6be5000, RKey: 0x1986, SwapAdd: 1}},
 			},
 		},
 		{
@@ -123,8 +125,8 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeAETH, LayerTypeAtomicAckETH),
 			want: []gopacket.Layer{
 				rcBTH(0x12, 0x29, false, 0xa3f2c7, 0xf6f6c170),
-				&AETH{Syndrome: 0x1f, MSN: 1, Next: ExtAtomicAckETH},
-				&AtomicAckETH{OrigRemoteData: 0x3a01a68d6b397ac6},
+				&AETH{AETHFields: decode.AETHFields{Syndrome: 0x1f, MSN: 1}, Next: decode.ExtAtomicAckETH},
+				&AtomicAckETH{AtomicAckETHFields: decode.AtomicAckETHFields{AtomicAckOrig: 0x3a01a68d6b397ac6}},
 			},
 		},
 		{
@@ -133,7 +135,7 @@ func layersCases() []layersCase {
 			stack: roceStack(LayerTypeRETH, LayerTypeImmDt),
 			want: []gopacket.Layer{
 				rcBTH(0x0b, 0x1d, true, 0, 0xbb016d3f),
-				&RETH{VA: 0x0000702e35b30000, RKey: 0x3a57, Next: ExtImmDt},
+				&RETH{RETHFields: decode.RETHFields{VA: 0x0000702e35b30000, RKey: 0x3a57}, Next: decode.ExtImmDt},
 				&ImmDt{},
 			},
 		},
@@ -142,8 +144,7 @@ func layersCases() []layersCase {
 			data:  layersPacketRCSendOnlyImm,
 			stack: roceStack(LayerTypeImmDt, gopacket.LayerTypePayload),
 			want: []gopacket.Layer{
-				&BTH{Opcode: 0x05, MigReq: true, PKey: 0xffff, Resv6: 0x10, DestQP: 0x45, AckReq: true, PSN: 0x42,
-					Ext: ExtImmDt, ICRC: 0x1d801637, HasICRC: true},
+				&BTH{BTHFields: decode.BTHFields{Opcode: 0x05, MigReq: true, PKey: 0xffff, DestQP: 0x45, AckReq: true, PSN: 0x42}, Resv6: 0x10, Ext: decode.ExtImmDt, ICRC: 0x1d801637, HasICRC: true},
 				&ImmDt{},
 			},
 			payload: layersPacketRCSendOnlyImm[58:62],
@@ -153,22 +154,22 @@ func layersCases() []layersCase {
 			data:  layersPacketCNP,
 			stack: roceStack(LayerTypeCNP),
 			want: []gopacket.Layer{
-				&BTH{Opcode: OpcodeCNP, PKey: 0xffff, BECN: true, DestQP: 0x2b, Ext: ExtCNP, ICRC: 0xc2c1fe47, HasICRC: true},
+				&BTH{BTHFields: decode.BTHFields{Opcode: decode.OpcodeCNP, PKey: 0xffff, BECN: true, DestQP: 0x2b}, Ext: decode.ExtCNP, ICRC: 0xc2c1fe47, HasICRC: true},
 				&CNP{},
 			},
 		},
 		{
 			name:      "hand-built PFC priority 3",
 			data:      layersFramePFCClass3,
-			stack:     []gopacket.LayerType{layers.LayerTypeEthernet, LayerTypeMACControl},
-			want:      []gopacket.Layer{&MACControl{Opcode: MACControlOpcodePFC, ClassEnable: 0x0008, Quanta: [8]uint16{3: 0xffff}}},
+			stack:     []gopacket.LayerType{gplayers.LayerTypeEthernet, LayerTypeMACControl},
+			want:      []gopacket.Layer{&MACControl{MACControlFields: decode.MACControlFields{PFCEnable: 0x0008, PFCQuanta: [8]uint16{3: 0xffff}}, Opcode: MACControlOpcodePFC}},
 			minDetect: 14 + macControlPFCLen,
 		},
 		{
 			name:      "hand-built 802.3x PAUSE",
 			data:      layersFramePause,
-			stack:     []gopacket.LayerType{layers.LayerTypeEthernet, LayerTypeMACControl},
-			want:      []gopacket.Layer{&MACControl{Opcode: MACControlOpcodePause, PauseQuanta: 0x1234}},
+			stack:     []gopacket.LayerType{gplayers.LayerTypeEthernet, LayerTypeMACControl},
+			want:      []gopacket.Layer{&MACControl{MACControlFields: decode.MACControlFields{PauseQuanta: 0x1234}, Opcode: MACControlOpcodePause}},
 			minDetect: 14 + macControlPauseLen,
 		},
 		{
@@ -189,16 +190,16 @@ func layersCases() []layersCase {
 			name:  "hand-built Linux SLL2",
 			data:  layersPacketSLL2,
 			first: LayerTypeSLL2,
-			stack: []gopacket.LayerType{LayerTypeSLL2, layers.LayerTypeIPv4, layers.LayerTypeUDP, LayerTypeBTH, LayerTypeAETH},
-			want: append([]gopacket.Layer{&SLL2{ProtocolType: layers.EthernetTypeIPv4, InterfaceIndex: 2, ARPHRDType: 1,
-				PacketType: layers.LinuxSLLPacketTypeOutgoing, AddrLen: 6, Addr: []byte{0x00, 0x50, 0x56, 0xa7, 0x12, 0x9f}}}, ack...),
+			stack: []gopacket.LayerType{LayerTypeSLL2, gplayers.LayerTypeIPv4, gplayers.LayerTypeUDP, LayerTypeBTH, LayerTypeAETH},
+			want: append([]gopacket.Layer{&SLL2{ProtocolType: gplayers.EthernetTypeIPv4, InterfaceIndex: 2, ARPHRDType: 1,
+				PacketType: gplayers.LinuxSLLPacketTypeOutgoing, AddrLen: 6, Addr: []byte{0x00, 0x50, 0x56, 0xa7, 0x12, 0x9f}}}, ack...),
 		},
 	}
 }
 
 func (c *layersCase) decoder() gopacket.Decoder {
 	if c.first == nil {
-		return layers.LayerTypeEthernet
+		return gplayers.LayerTypeEthernet
 	}
 	return c.first
 }
@@ -209,55 +210,55 @@ func layersFields(l gopacket.Layer) gopacket.Layer {
 	switch v := l.(type) {
 	case *BTH:
 		c := *v
-		c.BaseLayer, c.linked = layers.BaseLayer{}, nil
+		c.BaseLayer, c.linked = gplayers.BaseLayer{}, nil
 		return &c
 	case *RETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *AETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *AtomicETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *AtomicAckETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *DETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *ImmDt:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *IETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *XRCETH:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *CNP:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *MACControl:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *SLL2:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	case *ERSPAN3:
 		c := *v
-		c.BaseLayer = layers.BaseLayer{}
+		c.BaseLayer = gplayers.BaseLayer{}
 		return &c
 	}
 	return nil
@@ -332,12 +333,12 @@ func TestLayersBTHPayloadExcludesTrailer(t *testing.T) {
 		if !ok {
 			continue
 		}
-		udp := p.Layer(layers.LayerTypeUDP).(*layers.UDP)
-		if got, want := len(b.Contents)+len(b.Payload)+int(b.Pad)+ICRCLen, len(udp.Payload); got != want {
+		udp := p.Layer(gplayers.LayerTypeUDP).(*gplayers.UDP)
+		if got, want := len(b.Contents)+len(b.Payload)+int(b.Pad)+decode.ICRCLen, len(udp.Payload); got != want {
 			t.Errorf("%s: BTH %d + payload %d + pad %d + ICRC 4 = %d, UDP payload %d",
 				c.name, len(b.Contents), len(b.Payload), b.Pad, got, want)
 		}
-		if got := StoredICRC(udp.Payload); got != b.ICRC {
+		if got := decode.StoredICRC(udp.Payload); got != b.ICRC {
 			t.Errorf("%s: BTH.ICRC %#x, stored %#x", c.name, b.ICRC, got)
 		}
 	}
@@ -353,20 +354,20 @@ func TestLayersICRCRealFrames(t *testing.T) {
 		if !ok {
 			continue
 		}
-		var ip4 *layers.IPv4
+		var ip4 *gplayers.IPv4
 		for _, l := range p.Layers() {
-			if v, ok := l.(*layers.IPv4); ok {
+			if v, ok := l.(*gplayers.IPv4); ok {
 				ip4 = v // the innermost one carries the UDP datagram
 			}
 		}
 		n := len(ip4.Contents) + len(ip4.Payload)
 		ip := ip4.Contents[:n:n]
-		got, ok := ComputeICRC(ip, len(ip4.Contents))
+		got, ok := decode.ComputeICRC(ip, len(ip4.Contents))
 		if !ok {
 			t.Errorf("%s: ComputeICRC refused the packet", c.name)
 			continue
 		}
-		if got != b.ICRC || got != StoredICRC(ip) {
+		if got != b.ICRC || got != decode.StoredICRC(ip) {
 			t.Errorf("%s: computed ICRC %#08x, stored %#08x", c.name, got, b.ICRC)
 		}
 		if spec := layersSpecICRC(ip, len(ip4.Contents)); spec != b.ICRC {
@@ -376,22 +377,22 @@ func TestLayersICRCRealFrames(t *testing.T) {
 }
 
 func TestLayersRegistry(t *testing.T) {
-	if got := layers.UDPPort(4791).LayerType(); got != LayerTypeBTH {
+	if got := gplayers.UDPPort(4791).LayerType(); got != LayerTypeBTH {
 		t.Errorf("UDP port 4791 -> %v, want BTH", got)
 	}
-	if got := layers.EthernetType(0x8808).LayerType(); got != LayerTypeMACControl {
+	if got := gplayers.EthernetType(0x8808).LayerType(); got != LayerTypeMACControl {
 		t.Errorf("EtherType 0x8808 -> %v, want MACControl", got)
 	}
-	if got := layers.EthernetType(0x22EB).LayerType(); got != LayerTypeERSPAN3 {
+	if got := gplayers.EthernetType(0x22EB).LayerType(); got != LayerTypeERSPAN3 {
 		t.Errorf("EtherType 0x22EB -> %v, want ERSPAN III", got)
 	}
-	// pcapgo v1.1.19 reports LINKTYPE_LINUX_SLL2 (276) as layers.LinkType(276 & 0xff).
-	lt := layers.LinkType(uint32(linkTypeSLL2) & 0xff)
+	// pcapgo v1.1.19 reports LINKTYPE_LINUX_SLL2 (276) as gplayers.LinkType(276 & 0xff).
+	lt := gplayers.LinkType(uint32(linkTypeSLL2) & 0xff)
 	if got := lt.String(); got != "Linux SLL2" {
 		t.Errorf("link type 276 (as %d) is %q, want Linux SLL2", lt, got)
 	}
 	p := gopacket.NewPacket(layersPacketSLL2, lt, layersDecodeOptions)
-	layersCheckStack(t, p, []gopacket.LayerType{LayerTypeSLL2, layers.LayerTypeIPv4, layers.LayerTypeUDP, LayerTypeBTH, LayerTypeAETH})
+	layersCheckStack(t, p, []gopacket.LayerType{LayerTypeSLL2, gplayers.LayerTypeIPv4, gplayers.LayerTypeUDP, LayerTypeBTH, LayerTypeAETH})
 	if p.LinkLayer() == nil || p.LinkLayer().LayerType() != LayerTypeSLL2 {
 		t.Errorf("SLL2 is not the link layer")
 	}
@@ -415,7 +416,7 @@ func TestLayersRegistry(t *testing.T) {
 
 func TestLayersAETHDescribe(t *testing.T) {
 	for _, c := range []struct {
-		syn  Syndrome
+		syn  decode.Syndrome
 		want string
 	}{
 		{0x1f, "ACK credits=31"},
@@ -428,7 +429,7 @@ func TestLayersAETHDescribe(t *testing.T) {
 		{0x6f, "NAK RESERVED_15"},
 		{0x45, "RESERVED 0x45"},
 	} {
-		a := &AETH{Syndrome: c.syn, MSN: 7}
+		a := &AETH{AETHFields: decode.AETHFields{Syndrome: c.syn, MSN: 7}}
 		if got := a.Describe(); got != c.want {
 			t.Errorf("Describe(%#02x) = %q, want %q", uint8(c.syn), got, c.want)
 		}
@@ -473,11 +474,11 @@ func TestLayersStrings(t *testing.T) {
 // layers: BTH.Link makes the parser follow each opcode's header chain.
 func TestLayersDecodingLayerParser(t *testing.T) {
 	var (
-		eth     layers.Ethernet
-		ip4     layers.IPv4
-		ip6     layers.IPv6
-		udp     layers.UDP
-		gre     layers.GRE
+		eth     gplayers.Ethernet
+		ip4     gplayers.IPv4
+		ip6     gplayers.IPv6
+		udp     gplayers.UDP
+		gre     gplayers.GRE
 		bth     BTH
 		ext     ExtLayers
 		mac     MACControl
@@ -488,8 +489,8 @@ func TestLayersDecodingLayerParser(t *testing.T) {
 	bth.Link(&ext)
 	dls := append([]gopacket.DecodingLayer{&eth, &ip4, &ip6, &udp, &gre, &bth, &mac, &erspan, &sll2, &payload}, ext.DecodingLayers()...)
 	parsers := map[gopacket.LayerType]*gopacket.DecodingLayerParser{
-		layers.LayerTypeEthernet: gopacket.NewDecodingLayerParser(layers.LayerTypeEthernet, dls...),
-		LayerTypeSLL2:            gopacket.NewDecodingLayerParser(LayerTypeSLL2, dls...),
+		gplayers.LayerTypeEthernet: gopacket.NewDecodingLayerParser(gplayers.LayerTypeEthernet, dls...),
+		LayerTypeSLL2:              gopacket.NewDecodingLayerParser(LayerTypeSLL2, dls...),
 	}
 	var decoded []gopacket.LayerType
 	// Twice, so that every fixture is also decoded into layers used by another.

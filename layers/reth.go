@@ -1,29 +1,27 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
 	"strconv"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // RETH is the RDMA extended transport header (16 bytes): the remote buffer
 // of an RDMA WRITE First/Only or RDMA READ Request (also FLUSH and ATOMIC
 // WRITE).
 type RETH struct {
-	layers.BaseLayer
-	// VA is the remote virtual address.
-	VA uint64
-	// RKey is the remote key of the memory region.
-	RKey uint32
-	// DMALen is the length of the whole transfer in bytes.
-	DMALen uint32
+	gplayers.BaseLayer
+	// RETHFields are the header's fields, as in decode.Packet.
+	decode.RETHFields
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
 	// NextLayerType returns the first of them, or gopacket.LayerTypePayload.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -41,23 +39,23 @@ func (r *RETH) CanDecode() gopacket.LayerClass { return LayerTypeRETH }
 // gopacket.LayerTypePayload.
 func (r *RETH) NextLayerType() gopacket.LayerType { return nextLayerAfter(r.Next) }
 
-func (r *RETH) setNext(e Ext) { r.Next = e }
+func (r *RETH) setNext(e decode.Ext) { r.Next = e }
 
 // DecodeFromBytes decodes a RETH from the start of data.
 func (r *RETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < RETHLen {
-		return errShort(df, "RETH", RETHLen, len(data))
+	if len(data) < decode.RETHLen {
+		return errShort(df, "RETH", decode.RETHLen, len(data))
 	}
 	r.VA = binary.BigEndian.Uint64(data[0:8])
 	r.RKey = binary.BigEndian.Uint32(data[8:12])
 	r.DMALen = binary.BigEndian.Uint32(data[12:16])
-	r.BaseLayer = layers.BaseLayer{Contents: data[:RETHLen], Payload: data[RETHLen:]}
+	r.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.RETHLen], Payload: data[decode.RETHLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 16-byte header.
 func (r *RETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(RETHLen)
+	h, err := b.PrependBytes(decode.RETHLen)
 	if err != nil {
 		return err
 	}
@@ -66,9 +64,6 @@ func (r *RETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOp
 	binary.BigEndian.PutUint32(h[12:16], r.DMALen)
 	return nil
 }
-
-// Fields returns the header as the plain value stored in Packet.
-func (r *RETH) Fields() RETHFields { return RETHFields{VA: r.VA, RKey: r.RKey, DMALen: r.DMALen} }
 
 // String renders the header for a packet tree.
 func (r *RETH) String() string {

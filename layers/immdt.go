@@ -1,22 +1,25 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // ImmDt is the immediate data extended transport header (4 bytes) of the
 // "with Immediate" SEND and RDMA WRITE operations.
 type ImmDt struct {
-	layers.BaseLayer
-	// Imm is the immediate value, as the big-endian number on the wire.
-	Imm uint32
+	gplayers.BaseLayer
+	// ImmDtFields is the header's field, as in decode.Packet: Imm, the
+	// immediate value, as the big-endian number on the wire.
+	decode.ImmDtFields
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -34,21 +37,21 @@ func (i *ImmDt) CanDecode() gopacket.LayerClass { return LayerTypeImmDt }
 // gopacket.LayerTypePayload.
 func (i *ImmDt) NextLayerType() gopacket.LayerType { return nextLayerAfter(i.Next) }
 
-func (i *ImmDt) setNext(e Ext) { i.Next = e }
+func (i *ImmDt) setNext(e decode.Ext) { i.Next = e }
 
 // DecodeFromBytes decodes an ImmDt from the start of data.
 func (i *ImmDt) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < ImmDtLen {
-		return errShort(df, "ImmDt", ImmDtLen, len(data))
+	if len(data) < decode.ImmDtLen {
+		return errShort(df, "ImmDt", decode.ImmDtLen, len(data))
 	}
 	i.Imm = binary.BigEndian.Uint32(data[0:4])
-	i.BaseLayer = layers.BaseLayer{Contents: data[:ImmDtLen], Payload: data[ImmDtLen:]}
+	i.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.ImmDtLen], Payload: data[decode.ImmDtLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 4-byte header.
 func (i *ImmDt) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(ImmDtLen)
+	h, err := b.PrependBytes(decode.ImmDtLen)
 	if err != nil {
 		return err
 	}

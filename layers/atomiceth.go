@@ -1,40 +1,37 @@
-package decode
+package layers
 
 import (
 	"encoding/binary"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // AtomicETH is the atomic extended transport header (28 bytes) of
 // CmpSwap and FetchAdd requests.
 type AtomicETH struct {
-	layers.BaseLayer
-	// VA is the remote virtual address of the 8-byte operand.
-	VA uint64
-	// RKey is the remote key of the memory region.
-	RKey uint32
-	// SwapAdd is the swap value (CmpSwap) or the addend (FetchAdd).
-	SwapAdd uint64
-	// Compare is the compare value (CmpSwap).
-	Compare uint64
+	gplayers.BaseLayer
+	// AtomicETHFields are the header's fields, as in decode.Packet.
+	decode.AtomicETHFields
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
-	Next Ext
+	Next decode.Ext
 }
 
 // AtomicAckETH is the atomic acknowledge extended transport header (8
 // bytes) of an ATOMIC Acknowledge.
 type AtomicAckETH struct {
-	layers.BaseLayer
-	// OrigRemoteData is the value the target held before the operation.
-	OrigRemoteData uint64
+	gplayers.BaseLayer
+	// AtomicAckETHFields is the header's field, as in decode.Packet:
+	// AtomicAckOrig, the value the target held before the operation.
+	decode.AtomicAckETHFields
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -54,24 +51,24 @@ func (a *AtomicETH) CanDecode() gopacket.LayerClass { return LayerTypeAtomicETH 
 // gopacket.LayerTypePayload.
 func (a *AtomicETH) NextLayerType() gopacket.LayerType { return nextLayerAfter(a.Next) }
 
-func (a *AtomicETH) setNext(e Ext) { a.Next = e }
+func (a *AtomicETH) setNext(e decode.Ext) { a.Next = e }
 
 // DecodeFromBytes decodes an AtomicETH from the start of data.
 func (a *AtomicETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < AtomicETHLen {
-		return errShort(df, "AtomicETH", AtomicETHLen, len(data))
+	if len(data) < decode.AtomicETHLen {
+		return errShort(df, "AtomicETH", decode.AtomicETHLen, len(data))
 	}
 	a.VA = binary.BigEndian.Uint64(data[0:8])
 	a.RKey = binary.BigEndian.Uint32(data[8:12])
 	a.SwapAdd = binary.BigEndian.Uint64(data[12:20])
 	a.Compare = binary.BigEndian.Uint64(data[20:28])
-	a.BaseLayer = layers.BaseLayer{Contents: data[:AtomicETHLen], Payload: data[AtomicETHLen:]}
+	a.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.AtomicETHLen], Payload: data[decode.AtomicETHLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 28-byte header.
 func (a *AtomicETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(AtomicETHLen)
+	h, err := b.PrependBytes(decode.AtomicETHLen)
 	if err != nil {
 		return err
 	}
@@ -80,11 +77,6 @@ func (a *AtomicETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.Serial
 	binary.BigEndian.PutUint64(h[12:20], a.SwapAdd)
 	binary.BigEndian.PutUint64(h[20:28], a.Compare)
 	return nil
-}
-
-// Fields returns the header as the plain value stored in Packet.
-func (a *AtomicETH) Fields() AtomicETHFields {
-	return AtomicETHFields{VA: a.VA, RKey: a.RKey, SwapAdd: a.SwapAdd, Compare: a.Compare}
 }
 
 // String renders the header for a packet tree.
@@ -107,31 +99,31 @@ func (a *AtomicAckETH) CanDecode() gopacket.LayerClass { return LayerTypeAtomicA
 // gopacket.LayerTypePayload.
 func (a *AtomicAckETH) NextLayerType() gopacket.LayerType { return nextLayerAfter(a.Next) }
 
-func (a *AtomicAckETH) setNext(e Ext) { a.Next = e }
+func (a *AtomicAckETH) setNext(e decode.Ext) { a.Next = e }
 
 // DecodeFromBytes decodes an AtomicAckETH from the start of data.
 func (a *AtomicAckETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < AtomicAckETHLen {
-		return errShort(df, "AtomicAckETH", AtomicAckETHLen, len(data))
+	if len(data) < decode.AtomicAckETHLen {
+		return errShort(df, "AtomicAckETH", decode.AtomicAckETHLen, len(data))
 	}
-	a.OrigRemoteData = binary.BigEndian.Uint64(data[0:8])
-	a.BaseLayer = layers.BaseLayer{Contents: data[:AtomicAckETHLen], Payload: data[AtomicAckETHLen:]}
+	a.AtomicAckOrig = binary.BigEndian.Uint64(data[0:8])
+	a.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.AtomicAckETHLen], Payload: data[decode.AtomicAckETHLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 8-byte header.
 func (a *AtomicAckETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(AtomicAckETHLen)
+	h, err := b.PrependBytes(decode.AtomicAckETHLen)
 	if err != nil {
 		return err
 	}
-	binary.BigEndian.PutUint64(h, a.OrigRemoteData)
+	binary.BigEndian.PutUint64(h, a.AtomicAckOrig)
 	return nil
 }
 
 // String renders the header for a packet tree.
 func (a *AtomicAckETH) String() string {
-	return "OrigRemoteData=" + hexDigits(a.OrigRemoteData, 16)
+	return "OrigRemoteData=" + hexDigits(a.AtomicAckOrig, 16)
 }
 
 func decodeAtomicAckETH(data []byte, p gopacket.PacketBuilder) error {

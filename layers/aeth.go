@@ -1,25 +1,26 @@
-package decode
+package layers
 
 import (
 	"strconv"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // AETH is the ACK extended transport header (4 bytes) of Acknowledge,
 // ATOMIC Acknowledge and RDMA READ Response First/Last/Only packets.
 type AETH struct {
-	layers.BaseLayer
+	gplayers.BaseLayer
+	// AETHFields are the header's fields, as in decode.Packet. The
 	// Syndrome says ACK (with credits), RNR NAK (with a timer) or NAK (with
 	// a code); Describe spells it out.
-	Syndrome Syndrome
-	// MSN is the message sequence number (24 bits).
-	MSN uint32
+	decode.AETHFields
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -37,22 +38,22 @@ func (a *AETH) CanDecode() gopacket.LayerClass { return LayerTypeAETH }
 // gopacket.LayerTypePayload.
 func (a *AETH) NextLayerType() gopacket.LayerType { return nextLayerAfter(a.Next) }
 
-func (a *AETH) setNext(e Ext) { a.Next = e }
+func (a *AETH) setNext(e decode.Ext) { a.Next = e }
 
 // DecodeFromBytes decodes an AETH from the start of data.
 func (a *AETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < AETHLen {
-		return errShort(df, "AETH", AETHLen, len(data))
+	if len(data) < decode.AETHLen {
+		return errShort(df, "AETH", decode.AETHLen, len(data))
 	}
-	a.Syndrome = Syndrome(data[0])
+	a.Syndrome = decode.Syndrome(data[0])
 	a.MSN = wireGet24(data[1:4])
-	a.BaseLayer = layers.BaseLayer{Contents: data[:AETHLen], Payload: data[AETHLen:]}
+	a.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.AETHLen], Payload: data[decode.AETHLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 4-byte header.
 func (a *AETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(AETHLen)
+	h, err := b.PrependBytes(decode.AETHLen)
 	if err != nil {
 		return err
 	}
@@ -60,9 +61,6 @@ func (a *AETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOp
 	wirePut24(h[1:4], a.MSN)
 	return nil
 }
-
-// Fields returns the header as the plain value stored in Packet.
-func (a *AETH) Fields() AETHFields { return AETHFields{Syndrome: a.Syndrome, MSN: a.MSN} }
 
 // Describe spells out the syndrome: "ACK credits=31",
 // "RNR NAK timer=14 (1.28 ms)", "NAK PSN_SEQUENCE_ERROR", or
@@ -75,17 +73,17 @@ func (a *AETH) String() string {
 		" MSN=" + strconv.FormatUint(uint64(a.MSN), 10)
 }
 
-func describeSyndrome(s Syndrome) string {
+func describeSyndrome(s decode.Syndrome) string {
 	v := s.Value()
 	switch s.Kind() {
-	case SyndromeACK:
+	case decode.SyndromeACK:
 		return "ACK credits=" + strconv.Itoa(int(v))
-	case SyndromeRNRNAK:
-		ms := strconv.FormatFloat(float64(RNRTimerNs(v))/1e6, 'f', -1, 64)
+	case decode.SyndromeRNRNAK:
+		ms := strconv.FormatFloat(float64(decode.RNRTimerNs(v))/1e6, 'f', -1, 64)
 		return "RNR NAK timer=" + strconv.Itoa(int(v)) + " (" + ms + " ms)"
-	case SyndromeNAK:
-		return "NAK " + NAKCodeName(v)
-	case SyndromeReserved:
+	case decode.SyndromeNAK:
+		return "NAK " + decode.NAKCodeName(v)
+	case decode.SyndromeReserved:
 	}
 	return "RESERVED " + hexDigits(uint64(s), 2)
 }

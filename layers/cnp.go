@@ -1,22 +1,24 @@
-package decode
+package layers
 
 import (
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // CNP is the body of a RoCEv2 congestion notification packet (BTH opcode
 // 0x81): 16 reserved bytes between the BTH and the ICRC (Annex A17.9). The
 // reaction point's QP is the BTH's DestQP, and the BTH has BECN set.
 type CNP struct {
-	layers.BaseLayer
+	gplayers.BaseLayer
 	// Reserved holds the 16 reserved bytes (zero on the wire).
-	Reserved [CNPPadLen]byte
+	Reserved [decode.CNPPadLen]byte
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field; always empty for a CNP): NextLayerType returns
 	// gopacket.LayerTypePayload, which finds no bytes in a well-formed CNP.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -34,21 +36,21 @@ func (c *CNP) CanDecode() gopacket.LayerClass { return LayerTypeCNP }
 // gopacket.LayerTypePayload.
 func (c *CNP) NextLayerType() gopacket.LayerType { return nextLayerAfter(c.Next) }
 
-func (c *CNP) setNext(e Ext) { c.Next = e }
+func (c *CNP) setNext(e decode.Ext) { c.Next = e }
 
 // DecodeFromBytes decodes the 16 reserved bytes from the start of data.
 func (c *CNP) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < CNPPadLen {
-		return errShort(df, "CNP", CNPPadLen, len(data))
+	if len(data) < decode.CNPPadLen {
+		return errShort(df, "CNP", decode.CNPPadLen, len(data))
 	}
-	copy(c.Reserved[:], data[:CNPPadLen])
-	c.BaseLayer = layers.BaseLayer{Contents: data[:CNPPadLen], Payload: data[CNPPadLen:]}
+	copy(c.Reserved[:], data[:decode.CNPPadLen])
+	c.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.CNPPadLen], Payload: data[decode.CNPPadLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 16 reserved bytes.
 func (c *CNP) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(CNPPadLen)
+	h, err := b.PrependBytes(decode.CNPPadLen)
 	if err != nil {
 		return err
 	}

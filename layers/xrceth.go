@@ -1,22 +1,25 @@
-package decode
+package layers
 
 import (
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
+
+	"github.com/rocetrace/rocetrace/decode"
 )
 
 // XRCETH is the XRC extended transport header (4 bytes) that follows the
 // BTH of every XRC packet.
 type XRCETH struct {
-	layers.BaseLayer
+	gplayers.BaseLayer
 	// Resv8 is the reserved byte, kept for exact re-serialization.
 	Resv8 uint8
-	// XRCSRQ is the XRC shared receive queue number (24 bits).
-	XRCSRQ uint32
+	// XRCETHFields is the header's field, as in decode.Packet: XRCSRQ, the
+	// XRC shared receive queue number (24 bits).
+	decode.XRCETHFields
 
 	// Next is the set of extended headers that follow this one (not a wire
 	// field): decodeBTH, BTH.Link and ExtLayers set it from the opcode.
-	Next Ext
+	Next decode.Ext
 }
 
 var (
@@ -34,22 +37,22 @@ func (x *XRCETH) CanDecode() gopacket.LayerClass { return LayerTypeXRCETH }
 // gopacket.LayerTypePayload.
 func (x *XRCETH) NextLayerType() gopacket.LayerType { return nextLayerAfter(x.Next) }
 
-func (x *XRCETH) setNext(e Ext) { x.Next = e }
+func (x *XRCETH) setNext(e decode.Ext) { x.Next = e }
 
 // DecodeFromBytes decodes an XRCETH from the start of data.
 func (x *XRCETH) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
-	if len(data) < XRCETHLen {
-		return errShort(df, "XRCETH", XRCETHLen, len(data))
+	if len(data) < decode.XRCETHLen {
+		return errShort(df, "XRCETH", decode.XRCETHLen, len(data))
 	}
 	x.Resv8 = data[0]
 	x.XRCSRQ = wireGet24(data[1:4])
-	x.BaseLayer = layers.BaseLayer{Contents: data[:XRCETHLen], Payload: data[XRCETHLen:]}
+	x.BaseLayer = gplayers.BaseLayer{Contents: data[:decode.XRCETHLen], Payload: data[decode.XRCETHLen:]}
 	return nil
 }
 
 // SerializeTo prepends the 4-byte header.
 func (x *XRCETH) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
-	h, err := b.PrependBytes(XRCETHLen)
+	h, err := b.PrependBytes(decode.XRCETHLen)
 	if err != nil {
 		return err
 	}

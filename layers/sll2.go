@@ -75,10 +75,10 @@ func (s *SLL2) DecodeFromBytes(data []byte, df gopacket.DecodeFeedback) error {
 // with zeros. With opts.FixLengths, AddrLen is set to len(Addr).
 func (s *SLL2) SerializeTo(b gopacket.SerializeBuffer, opts gopacket.SerializeOptions) error {
 	if len(s.Addr) > 8 {
-		return fmt.Errorf("Linux SLL2: address of %d bytes does not fit in 8", len(s.Addr))
+		return fmt.Errorf("linux SLL2: address of %d bytes does not fit in 8", len(s.Addr))
 	}
 	if s.PacketType > 0xFF {
-		return fmt.Errorf("Linux SLL2: packet type %d does not fit in a byte", s.PacketType)
+		return fmt.Errorf("linux SLL2: packet type %d does not fit in a byte", s.PacketType)
 	}
 	if opts.FixLengths {
 		s.AddrLen = uint8(len(s.Addr))

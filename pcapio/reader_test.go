@@ -477,7 +477,7 @@ func TestTimestampResolutions(t *testing.T) {
 		{0x80 | 32, 0, sec<<32 | 1<<31, sec*1e9 + 5e8},    // ticks*1e9 overflows 64 bits
 		{0x80 | 63, 0, 1 << 63, 1e9},
 		{0x80 | 64, 0, math.MaxUint64, 999999999},
-		{0x80 | 0, 0, 5, 5e9},
+		{0x80, 0, 5, 5e9}, // 2^-0
 		{0x80 | 127, 0, math.MaxUint64, 0},
 		{6, 100, 1, 100*1e9 + 1000},
 		{9, -5, 7, -5*1e9 + 7},

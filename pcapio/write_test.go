@@ -64,11 +64,12 @@ func TestWritersRoundTrip(t *testing.T) {
 				if tc.ng {
 					size = EnhancedPacketSize(len(want.Data))
 				}
-				if end := int64(buf.Len()); i+1 < len(offs) {
+				end := int64(buf.Len())
+				if i+1 < len(offs) {
 					end = offs[i+1]
-					if int64(size) != end-offs[i] {
-						t.Errorf("record %d: size %d, took %d bytes", i, size, end-offs[i])
-					}
+				}
+				if int64(size) != end-offs[i] {
+					t.Errorf("record %d: size %d, took %d bytes", i, size, end-offs[i])
 				}
 			}
 			if err := r.Next(new(Record)); err != io.EOF {

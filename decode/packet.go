@@ -83,26 +83,27 @@ func (e Encap) String() string {
 	return ""
 }
 
-// BTHFields is the decoded base transport header.
+// BTHFields is the decoded base transport header (its reserved bits
+// left out).
 type BTHFields struct {
-	Opcode Opcode
-	SE     bool
-	MigReq bool
-	Pad    uint8 // PadCnt, 0-3
-	TVer   uint8
-	PKey   uint16
-	FECN   bool
-	BECN   bool
-	DestQP uint32 // 24 bits
-	AckReq bool
-	PSN    uint32 // 24 bits
+	Opcode Opcode // transport (bits 7-5) and operation (bits 4-0)
+	SE     bool   // solicited event
+	MigReq bool   // migration state (M)
+	Pad    uint8  // PadCnt, 0-3: zero bytes between the payload and the ICRC
+	TVer   uint8  // transport header version (0)
+	PKey   uint16 // partition key
+	FECN   bool   // forward explicit congestion notification
+	BECN   bool   // backward explicit congestion notification (set on CNPs)
+	DestQP uint32 // 24 bits: destination queue pair
+	AckReq bool   // asks the responder to acknowledge this packet
+	PSN    uint32 // 24 bits: packet sequence number
 }
 
 // RETHFields is the RDMA extended transport header.
 type RETHFields struct {
-	VA     uint64
-	RKey   uint32
-	DMALen uint32
+	VA     uint64 // remote virtual address
+	RKey   uint32 // remote key of the memory region
+	DMALen uint32 // length of the whole transfer in bytes
 }
 
 // AETHFields is the ACK extended transport header.
@@ -113,8 +114,8 @@ type AETHFields struct {
 
 // DETHFields is the datagram extended transport header.
 type DETHFields struct {
-	QKey  uint32
-	SrcQP uint32 // 24 bits
+	QKey  uint32 // queue key
+	SrcQP uint32 // 24 bits: source queue pair
 }
 
 // CM attribute IDs (IBA Vol. 1 §12.6): the messages that name QPNs.
@@ -134,10 +135,10 @@ type CMFields struct {
 
 // AtomicETHFields is the atomic extended transport header.
 type AtomicETHFields struct {
-	VA      uint64
-	RKey    uint32
-	SwapAdd uint64
-	Compare uint64
+	VA      uint64 // remote virtual address of the 8-byte operand
+	RKey    uint32 // remote key of the memory region
+	SwapAdd uint64 // swap value (CmpSwap) or addend (FetchAdd)
+	Compare uint64 // compare value (CmpSwap)
 }
 
 // AtomicAckETHFields is the atomic acknowledge extended transport header.

@@ -19,7 +19,7 @@ import (
 // # Header chain
 //
 // The extended headers that follow a BTH depend on its opcode
-// (Opcode.ExtHeaders): XRCETH, DETH, RETH, AETH, AtomicETH, AtomicAckETH,
+// (decode.Opcode.ExtHeaders): XRCETH, DETH, RETH, AETH, AtomicETH, AtomicAckETH,
 // ImmDt, IETH in that order, or a CNP's 16 reserved bytes. Each of them is a
 // layer of its own, and each carries in its Next field the set of headers
 // still to come, so that its NextLayerType names the right successor and the
@@ -44,7 +44,7 @@ import (
 // there: HasICRC is false and Payload is everything after the BTH.
 //
 // BTH does not check the ICRC, which also covers the IP and UDP headers: use
-// ComputeICRC on the IP packet.
+// decode.ComputeICRC on the IP packet.
 type BTH struct {
 	gplayers.BaseLayer
 	// BTHFields are the header's fields, as the fast path decodes them
@@ -217,9 +217,9 @@ func decodeBTH(data []byte, p gopacket.PacketBuilder) error {
 // place (BTH.SerializeTo appends a 4-byte placeholder). frame must end at the
 // ICRC, with no Ethernet padding or FCS after it; ipOff and udpOff are the
 // offsets of the IP and UDP headers in frame. It computes
-// ComputeICRC(frame[ipOff:], udpOff-ipOff) and stores it little-endian in
+// decode.ComputeICRC(frame[ipOff:], udpOff-ipOff) and stores it little-endian in
 // the last 4 bytes, and reports false (leaving frame alone) when the offsets
-// do not describe a RoCEv2 packet ComputeICRC can handle.
+// do not describe a RoCEv2 packet decode.ComputeICRC can handle.
 func FinishRoCE(frame []byte, ipOff, udpOff int) bool {
 	if ipOff < 0 || ipOff > len(frame) || udpOff < ipOff {
 		return false

@@ -214,13 +214,16 @@ func (w *Writer) open() error {
 
 // finish ends the current file: statistics block, flush, close.
 func (w *Writer) finish() error {
+	var err error
 	if w.ng && w.opts.Stats != nil {
 		recv, drop := w.opts.Stats()
-		if err := w.pcapng.WriteInterfaceStats(time.Now().UnixNano(), recv, drop); err != nil {
-			return fmt.Errorf("capture writer: %w", err)
+		if serr := w.pcapng.WriteInterfaceStats(time.Now().UnixNano(), recv, drop); serr != nil {
+			err = fmt.Errorf("capture writer: %w", serr)
 		}
 	}
-	err := w.flushLocked()
+	if ferr := w.flushLocked(); err == nil {
+		err = ferr
+	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}

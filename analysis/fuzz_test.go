@@ -11,6 +11,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // FuzzPipeline runs read -> decode -> flows -> analysis -> both report
@@ -34,7 +35,7 @@ func FuzzPipeline(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		r, err := decode.OpenFile(path, 0)
+		r, err := pcapio.OpenFile(path, 0)
 		if err != nil {
 			return // not a capture: the CLI reports it
 		}
@@ -43,7 +44,7 @@ func FuzzPipeline(f *testing.F) {
 		table := flows.NewTable(flows.Config{})
 		var (
 			c   analysis.Counter
-			rec decode.Record
+			rec pcapio.Record
 			p   decode.Packet
 			n   int64
 		)

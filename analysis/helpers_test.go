@@ -71,13 +71,13 @@ func ud(ts int64, srcQP, psn uint32) *decode.Packet {
 
 func pfcFrame(ts int64, mac [6]byte, prio int, q uint16) *decode.Packet {
 	p := &decode.Packet{TsNs: t0 + ts, Kind: decode.KindPFC, SrcMAC: mac, HasMAC: true, FrameLen: 64, Len: 64, CapLen: 64,
-		PFCEnable: 1 << prio}
+		MACControlFields: decode.MACControlFields{PFCEnable: 1 << prio}}
 	p.PFCQuanta[prio] = q
 	return p
 }
 
 func pauseFrame(ts int64, mac [6]byte, q uint16) *decode.Packet {
-	return &decode.Packet{TsNs: t0 + ts, Kind: decode.KindPause, SrcMAC: mac, HasMAC: true, FrameLen: 64, Len: 64, CapLen: 64, PauseQuanta: q}
+	return &decode.Packet{TsNs: t0 + ts, Kind: decode.KindPause, SrcMAC: mac, HasMAC: true, FrameLen: 64, Len: 64, CapLen: 64, MACControlFields: decode.MACControlFields{PauseQuanta: q}}
 }
 
 // build runs the packets through a Counter and a Table and builds the report.

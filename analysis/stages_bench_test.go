@@ -8,6 +8,7 @@ import (
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // BenchmarkStageCount measures Counter.Observe, the capture-wide counting,
@@ -18,13 +19,13 @@ func BenchmarkStageCount(b *testing.B) {
 	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: 100_000, Snaplen: 128, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := decode.NewReader(&buf, "bench.pcap", 0)
+	r, err := pcapio.NewReader(&buf, "bench.pcap", 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	d := decode.NewDecoder(decode.Config{})
 	var ps []decode.Packet
-	var rec decode.Record
+	var rec pcapio.Record
 	for {
 		if err := r.Next(&rec); err == io.EOF {
 			break

@@ -1,5 +1,5 @@
 // Package capture is rocetrace's live capture: frames from a network
-// interface (a switch's mirror port) as decode.Records, so that the same
+// interface (a switch's mirror port) as pcapio.Records, so that the same
 // decode -> flows -> analysis loop runs on them as on a file, and a writer
 // that records them as pcap or pcapng.
 //
@@ -26,7 +26,7 @@
 //	if err != nil { ... }         // errors.Is: ErrNoInterface, ErrPermission, ErrNotSupported
 //	defer src.Close()
 //	go func() { <-ctx.Done(); src.Stop() }()
-//	var rec decode.Record
+//	var rec pcapio.Record
 //	for src.Next(&rec) == nil {   // io.EOF once stopped and drained
 //		dec.DecodeRecord(&rec, &p) ...
 //	}

@@ -18,11 +18,11 @@ import (
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Source is a live capture on one interface. It implements
-// decode.RecordSource. Next is meant for one reading goroutine; Stop,
+// pcapio.RecordSource. Next is meant for one reading goroutine; Stop,
 // Stats and Close may be called from any goroutine.
 type Source struct {
 	iface   string
@@ -57,7 +57,7 @@ type Source struct {
 	restore func()
 }
 
-var _ decode.RecordSource = (*Source)(nil)
+var _ pcapio.RecordSource = (*Source)(nil)
 
 // Offsets in the ring (linux/if_packet.h). A block starts with struct
 // tpacket_block_desc (version, offset_to_priv, then tpacket_hdr_v1); each
@@ -255,7 +255,7 @@ func (s *Source) Filter() string { return s.filter }
 func (s *Source) HardwareTimestamping() bool { return s.hwTs }
 
 // LinkType is the link type of every record (Ethernet).
-func (s *Source) LinkType() decode.LinkType { return decode.LinkTypeEthernet }
+func (s *Source) LinkType() pcapio.LinkType { return pcapio.LinkTypeEthernet }
 
 func (s *Source) blockStatus(b int) *uint32 {
 	return (*uint32)(unsafe.Pointer(&s.ring[b*s.blockSize+bdBlockStatus]))
@@ -265,7 +265,7 @@ func (s *Source) blockStatus(b int) *uint32 {
 // Stop it returns the frames the kernel had already accepted, then io.EOF;
 // after Close, io.EOF at once. rec.Data is valid until the next call (it
 // may point into the ring).
-func (s *Source) Next(rec *decode.Record) error {
+func (s *Source) Next(rec *pcapio.Record) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
@@ -307,7 +307,7 @@ var (
 
 // read fills rec from the current packet of the current block and moves
 // on. It returns false for a frame it skips.
-func (s *Source) read(rec *decode.Record) bool {
+func (s *Source) read(rec *pcapio.Record) bool {
 	base := s.cur * s.blockSize
 	h := s.ring[base+int(s.off):]
 	next := ne.Uint32(h[0:])
@@ -343,12 +343,12 @@ func (s *Source) read(rec *decode.Record) bool {
 	}
 	s.frame++
 	s.received.Add(1)
-	*rec = decode.Record{
+	*rec = pcapio.Record{
 		Data:     data,
 		TsNs:     int64(sec)*1_000_000_000 + int64(nsec),
 		CapLen:   len(data),
 		Len:      max(wire, len(data)),
-		LinkType: decode.LinkTypeEthernet,
+		LinkType: pcapio.LinkTypeEthernet,
 		Frame:    s.frame,
 	}
 	return true

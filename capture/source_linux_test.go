@@ -12,8 +12,8 @@ import (
 
 	"github.com/rocetrace/rocetrace/capture"
 	"github.com/rocetrace/rocetrace/capture/captest"
-	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // openIn opens a live capture on iface inside namespace ns.
@@ -50,7 +50,7 @@ type frame struct {
 func drain(t *testing.T, src *capture.Source) []frame {
 	t.Helper()
 	var out []frame
-	var rec decode.Record
+	var rec pcapio.Record
 	for {
 		err := src.Next(&rec)
 		if errors.Is(err, io.EOF) {
@@ -59,7 +59,7 @@ func drain(t *testing.T, src *capture.Source) []frame {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.CapLen != len(rec.Data) || rec.LinkType != decode.LinkTypeEthernet || rec.Frame != uint64(len(out)+1) {
+		if rec.CapLen != len(rec.Data) || rec.LinkType != pcapio.LinkTypeEthernet || rec.Frame != uint64(len(out)+1) {
 			t.Fatalf("record %d: caplen %d len(data) %d link %v frame %d", len(out)+1, rec.CapLen, len(rec.Data), rec.LinkType, rec.Frame)
 		}
 		out = append(out, frame{append([]byte(nil), rec.Data...), rec.Len, rec.TsNs})
@@ -141,7 +141,7 @@ func TestLiveCaptureFiltered(t *testing.T) {
 	if err := src.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := src.Next(&decode.Record{}); !errors.Is(err, io.EOF) {
+	if err := src.Next(&pcapio.Record{}); !errors.Is(err, io.EOF) {
 		t.Errorf("Next after Close: %v", err)
 	}
 	if st2 := src.Stats(); st2 != st {
@@ -194,7 +194,7 @@ func TestLiveCaptureStopDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(120 * time.Millisecond)
-	if err := src.Next(&decode.Record{}); !errors.Is(err, io.EOF) {
+	if err := src.Next(&pcapio.Record{}); !errors.Is(err, io.EOF) {
 		t.Errorf("Next after the drain: %v", err)
 	}
 }
@@ -204,7 +204,7 @@ func TestLiveCaptureCloseUnblocks(t *testing.T) {
 	p := captest.NewPair(t, 0)
 	src := openIn(t, p.NS[0], p.Veth[0], capture.Options{})
 	done := make(chan error, 1)
-	go func() { done <- src.Next(&decode.Record{}) }()
+	go func() { done <- src.Next(&pcapio.Record{}) }()
 	time.Sleep(50 * time.Millisecond)
 	go func() { _ = src.Stats() }() // concurrent with Next and Close
 	if err := src.Close(); err != nil {
@@ -311,7 +311,7 @@ func TestLiveCaptureInterfaceDown(t *testing.T) {
 	p := captest.NewPair(t, 0)
 	src := openIn(t, p.NS[0], p.Veth[0], capture.Options{})
 	errc := make(chan error, 1)
-	go func() { errc <- src.Next(&decode.Record{}) }()
+	go func() { errc <- src.Next(&pcapio.Record{}) }()
 	time.Sleep(50 * time.Millisecond)
 	if out, err := runIP("-n", p.NS[0], "link", "set", p.Veth[0], "down"); err != nil {
 		t.Fatalf("%v: %s", err, out)

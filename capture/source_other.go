@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Source is a live capture. On this system there is none: Open always
 // returns ErrNotSupported.
 type Source struct{}
 
-var _ decode.RecordSource = (*Source)(nil)
+var _ pcapio.RecordSource = (*Source)(nil)
 
 // Open returns ErrNotSupported: live capture is Linux-only.
 func Open(iface string, opts Options) (*Source, error) {
@@ -30,10 +30,10 @@ func (s *Source) Filter() string { return "" }
 func (s *Source) HardwareTimestamping() bool { return false }
 
 // LinkType returns Ethernet.
-func (s *Source) LinkType() decode.LinkType { return decode.LinkTypeEthernet }
+func (s *Source) LinkType() pcapio.LinkType { return pcapio.LinkTypeEthernet }
 
 // Next returns io.EOF.
-func (s *Source) Next(rec *decode.Record) error { return io.EOF }
+func (s *Source) Next(rec *pcapio.Record) error { return io.EOF }
 
 // Stop does nothing.
 func (s *Source) Stop() {}

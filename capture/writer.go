@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -10,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // WriterOptions configures a Writer.
@@ -31,7 +30,7 @@ type WriterOptions struct {
 	// Snaplen is written in the file header (0: DefaultSnaplen).
 	Snaplen int
 	// LinkType of every record (0: Ethernet).
-	LinkType decode.LinkType
+	LinkType pcapio.LinkType
 	// Interface is the pcapng if_name option ("" leaves it out).
 	Interface string
 	// FlushInterval is the longest time a written record stays in the
@@ -58,9 +57,11 @@ type Writer struct {
 
 	mu      sync.Mutex
 	f       *os.File
-	buf     []byte
-	size    int64 // bytes in the current file, buffered ones included
-	inFile  int   // records in the current file
+	buf     memBuf           // encoded records not yet in the file
+	pcap    *pcapio.Writer   // encodes into buf (pcap), or
+	pcapng  *pcapio.NgWriter // encodes into buf (pcapng)
+	size    int64            // bytes in the current file, buffered ones included
+	inFile  int              // records in the current file
 	frames  uint64
 	err     error
 	closed  bool
@@ -91,7 +92,7 @@ func NewWriter(opts WriterOptions) (*Writer, error) {
 		opts.Snaplen = DefaultSnaplen
 	}
 	if opts.LinkType == 0 {
-		opts.LinkType = decode.LinkTypeEthernet
+		opts.LinkType = pcapio.LinkTypeEthernet
 	}
 	if opts.FlushInterval == 0 {
 		opts.FlushInterval = 100 * time.Millisecond
@@ -100,7 +101,7 @@ func NewWriter(opts WriterOptions) (*Writer, error) {
 	w.ext = filepath.Ext(opts.Path)
 	w.stem = strings.TrimSuffix(opts.Path, w.ext)
 	w.ng = !strings.EqualFold(w.ext, ".pcap")
-	w.buf = make([]byte, 0, flushThreshold+64<<10)
+	w.buf.b = make([]byte, 0, flushThreshold+64<<10)
 	if err := w.open(); err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func (w *Writer) Files() []string {
 // Offset returns the byte offset in the current file at which the next
 // record will start (its pcap record header or pcapng block), buffered
 // records included. Without rotation there is one file, and the offset a
-// record was written at is where a reader (decode.ReadRecordAt) finds it once
+// record was written at is where a reader (pcapio.ReadRecordAt) finds it once
 // flushed. With rotation the next WriteRecord may start a new file first.
 func (w *Writer) Offset() int64 {
 	w.mu.Lock()
@@ -175,14 +176,17 @@ func (w *Writer) open() error {
 	w.f = f
 	w.files = append(w.files, name)
 	w.inFile = 0
-	w.buf = w.buf[:0]
+	w.buf.b = w.buf.b[:0]
 	if w.ng {
-		w.buf = appendSHB(w.buf)
-		w.buf = appendIDB(w.buf, w.opts.LinkType, w.opts.Snaplen, w.opts.Interface)
+		ifc := pcapio.NgInterface{LinkType: w.opts.LinkType, Snaplen: uint32(w.opts.Snaplen), Name: w.opts.Interface}
+		w.pcapng, err = pcapio.NewNgWriter(&w.buf, "rocetrace", ifc)
 	} else {
-		w.buf = appendPcapHeader(w.buf, w.opts.LinkType, w.opts.Snaplen)
+		w.pcap, err = pcapio.NewWriter(&w.buf, pcapio.PcapHeader{Nanos: true, Snaplen: uint32(w.opts.Snaplen), LinkType: w.opts.LinkType})
 	}
-	w.size = int64(len(w.buf))
+	if err != nil {
+		return fmt.Errorf("capture writer: %w", err)
+	}
+	w.size = int64(len(w.buf.b))
 	if err := w.flushLocked(); err != nil {
 		return err
 	}
@@ -210,11 +214,16 @@ func (w *Writer) open() error {
 
 // finish ends the current file: statistics block, flush, close.
 func (w *Writer) finish() error {
+	var err error
 	if w.ng && w.opts.Stats != nil {
 		recv, drop := w.opts.Stats()
-		w.buf = appendISB(w.buf, time.Now().UnixNano(), recv, drop)
+		if serr := w.pcapng.WriteInterfaceStats(time.Now().UnixNano(), recv, drop); serr != nil {
+			err = fmt.Errorf("capture writer: %w", serr)
+		}
 	}
-	err := w.flushLocked()
+	if ferr := w.flushLocked(); err == nil {
+		err = ferr
+	}
 	if cerr := w.f.Close(); err == nil {
 		err = cerr
 	}
@@ -223,26 +232,25 @@ func (w *Writer) finish() error {
 }
 
 func (w *Writer) flushLocked() error {
-	if len(w.buf) == 0 || w.f == nil {
+	if len(w.buf.b) == 0 || w.f == nil {
 		return nil
 	}
-	_, err := w.f.Write(w.buf)
-	w.buf = w.buf[:0]
+	_, err := w.f.Write(w.buf.b)
+	w.buf.b = w.buf.b[:0]
 	return err
 }
 
 // recordSize is the number of bytes rec takes in the file.
-func (w *Writer) recordSize(rec *decode.Record) int64 {
-	n := len(rec.Data)
+func (w *Writer) recordSize(rec *pcapio.Record) int64 {
 	if w.ng {
-		return int64(32 + (n+3)&^3)
+		return int64(pcapio.EnhancedPacketSize(len(rec.Data)))
 	}
-	return int64(16 + n)
+	return int64(pcapio.PcapRecordSize(len(rec.Data)))
 }
 
 // WriteRecord appends one record (its Data, TsNs and Len). The bytes are
 // copied: rec may be reused as soon as it returns.
-func (w *Writer) WriteRecord(rec *decode.Record) error {
+func (w *Writer) WriteRecord(rec *pcapio.Record) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
@@ -260,15 +268,20 @@ func (w *Writer) WriteRecord(rec *decode.Record) error {
 			return w.err
 		}
 	}
+	var err error
 	if w.ng {
-		w.buf = appendEPB(w.buf, rec)
+		err = w.pcapng.WriteRecord(rec)
 	} else {
-		w.buf = appendPcapRecord(w.buf, rec)
+		err = w.pcap.WriteRecord(rec)
+	}
+	if err != nil {
+		w.err = fmt.Errorf("capture writer: %w", err)
+		return w.err
 	}
 	w.size += sz
 	w.inFile++
 	w.frames++
-	if len(w.buf) >= flushThreshold || w.opts.FlushInterval < 0 {
+	if len(w.buf.b) >= flushThreshold || w.opts.FlushInterval < 0 {
 		w.err = w.flushLocked()
 	}
 	return w.err
@@ -313,100 +326,12 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-var le = binary.LittleEndian
+// memBuf is the Writer's buffer: the pcapio writers encode into it, one
+// whole record per Write, and flushLocked hands it to the file.
+type memBuf struct{ b []byte }
 
-func appendPcapHeader(b []byte, lt decode.LinkType, snaplen int) []byte {
-	b = le.AppendUint32(b, 0xA1B23C4D) // nanosecond timestamps
-	b = le.AppendUint16(b, 2)
-	b = le.AppendUint16(b, 4)
-	b = le.AppendUint32(b, 0) // thiszone
-	b = le.AppendUint32(b, 0) // sigfigs
-	b = le.AppendUint32(b, uint32(snaplen))
-	return le.AppendUint32(b, uint32(lt))
-}
-
-func appendPcapRecord(b []byte, rec *decode.Record) []byte {
-	ts := rec.TsNs
-	b = le.AppendUint32(b, uint32(ts/1_000_000_000))
-	b = le.AppendUint32(b, uint32(ts%1_000_000_000))
-	b = le.AppendUint32(b, uint32(len(rec.Data)))
-	b = le.AppendUint32(b, uint32(max(rec.Len, len(rec.Data))))
-	return append(b, rec.Data...)
-}
-
-// pcapng option helpers.
-func appendOpt(b []byte, code uint16, val []byte) []byte {
-	b = le.AppendUint16(b, code)
-	b = le.AppendUint16(b, uint16(len(val)))
-	b = append(b, val...)
-	return appendPad(b, len(val))
-}
-
-// appendPad appends the zero bytes that bring n up to a multiple of 4.
-func appendPad(b []byte, n int) []byte {
-	var zero [3]byte
-	return append(b, zero[:(4-n%4)%4]...)
-}
-
-// block appends a pcapng block of type t around body (already padded).
-func appendBlock(b []byte, t uint32, body []byte) []byte {
-	total := uint32(12 + len(body))
-	b = le.AppendUint32(b, t)
-	b = le.AppendUint32(b, total)
-	b = append(b, body...)
-	return le.AppendUint32(b, total)
-}
-
-func appendSHB(b []byte) []byte {
-	var body []byte
-	body = le.AppendUint32(body, 0x1A2B3C4D)
-	body = le.AppendUint16(body, 1)
-	body = le.AppendUint16(body, 0)
-	body = le.AppendUint64(body, ^uint64(0)) // section length unknown
-	body = appendOpt(body, 4, []byte("rocetrace"))
-	body = le.AppendUint32(body, 0) // opt_endofopt
-	return appendBlock(b, 0x0A0D0D0A, body)
-}
-
-func appendIDB(b []byte, lt decode.LinkType, snaplen int, iface string) []byte {
-	var body []byte
-	body = le.AppendUint16(body, uint16(lt))
-	body = le.AppendUint16(body, 0)
-	body = le.AppendUint32(body, uint32(snaplen))
-	if iface != "" {
-		body = appendOpt(body, 2, []byte(iface)) // if_name
-	}
-	body = appendOpt(body, 9, []byte{9}) // if_tsresol: nanoseconds
-	body = le.AppendUint32(body, 0)      // opt_endofopt
-	return appendBlock(b, 1, body)
-}
-
-// appendEPB appends an Enhanced Packet Block for interface 0.
-func appendEPB(b []byte, rec *decode.Record) []byte {
-	n := len(rec.Data)
-	total := uint32(32 + (n+3)&^3)
-	ts := uint64(rec.TsNs)
-	b = le.AppendUint32(b, 6)
-	b = le.AppendUint32(b, total)
-	b = le.AppendUint32(b, 0)
-	b = le.AppendUint32(b, uint32(ts>>32))
-	b = le.AppendUint32(b, uint32(ts))
-	b = le.AppendUint32(b, uint32(n))
-	b = le.AppendUint32(b, uint32(max(rec.Len, n)))
-	b = append(b, rec.Data...)
-	b = appendPad(b, n)
-	return le.AppendUint32(b, total)
-}
-
-// appendISB appends an Interface Statistics Block for interface 0.
-func appendISB(b []byte, tsNs int64, recv, drop uint64) []byte {
-	var body []byte
-	ts := uint64(tsNs)
-	body = le.AppendUint32(body, 0)
-	body = le.AppendUint32(body, uint32(ts>>32))
-	body = le.AppendUint32(body, uint32(ts))
-	body = appendOpt(body, 4, le.AppendUint64(nil, recv)) // isb_ifrecv
-	body = appendOpt(body, 5, le.AppendUint64(nil, drop)) // isb_ifdrop
-	body = le.AppendUint32(body, 0)
-	return appendBlock(b, 5, body)
+// Write appends p.
+func (m *memBuf) Write(p []byte) (int, error) {
+	m.b = append(m.b, p...)
+	return len(p), nil
 }

@@ -9,20 +9,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // readAll reads every record of a capture file, failing on damage.
 func readAll(t *testing.T, path string) []synth.Frame {
 	t.Helper()
-	r, err := decode.OpenFile(path, 0)
+	r, err := pcapio.OpenFile(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	var out []synth.Frame
-	var rec decode.Record
+	var rec pcapio.Record
 	for {
 		err := r.Next(&rec)
 		if errors.Is(err, io.EOF) {
@@ -31,7 +31,7 @@ func readAll(t *testing.T, path string) []synth.Frame {
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
-		if rec.LinkType != decode.LinkTypeEthernet {
+		if rec.LinkType != pcapio.LinkTypeEthernet {
 			t.Fatalf("link type %v", rec.LinkType)
 		}
 		out = append(out, synth.Frame{TsNs: rec.TsNs, Data: append([]byte(nil), rec.Data...), Len: rec.Len})
@@ -54,7 +54,7 @@ func sameFrames(t *testing.T, got, want []synth.Frame) {
 func writeFrames(t *testing.T, w *Writer, frames []synth.Frame) {
 	t.Helper()
 	for _, f := range frames {
-		rec := decode.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: f.Len}
+		rec := pcapio.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: f.Len}
 		if err := w.WriteRecord(&rec); err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestWriterFormats(t *testing.T) {
 			if w.Frames() != uint64(len(frames)) || len(w.Files()) != 1 || w.Files()[0] != path {
 				t.Errorf("Frames %d Files %v", w.Frames(), w.Files())
 			}
-			if err := w.WriteRecord(&decode.Record{}); !errors.Is(err, ErrWriterClosed) {
+			if err := w.WriteRecord(&pcapio.Record{}); !errors.Is(err, ErrWriterClosed) {
 				t.Errorf("write after close: %v", err)
 			}
 		})
@@ -210,7 +210,7 @@ func TestWriterOffset(t *testing.T) {
 			var offs []int64
 			for i, f := range frames {
 				offs = append(offs, w.Offset())
-				rec := decode.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: f.Len}
+				rec := pcapio.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: f.Len}
 				if err := w.WriteRecord(&rec); err != nil {
 					t.Fatal(err)
 				}
@@ -223,12 +223,12 @@ func TestWriterOffset(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			r, err := decode.OpenFile(path, 0)
+			r, err := pcapio.OpenFile(path, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			var rec decode.Record
+			var rec pcapio.Record
 			for i := 0; ; i++ {
 				err := r.Next(&rec)
 				if errors.Is(err, io.EOF) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/testenv"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // TestCMFromRealCapture reads the CM REQ and REP of rdma_cm's connection
@@ -15,13 +16,13 @@ import (
 // 0x64c0c56d, LocalQPN 0x3b (bytes 12-14).
 func TestCMFromRealCapture(t *testing.T) {
 	path := filepath.Join(testenv.SharedPcapsDir(t), "rxe_tut_rdma_cm_connect.pcap")
-	r, err := decode.OpenFile(path, 0)
+	r, err := pcapio.OpenFile(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
 	d := decode.NewDecoder(decode.Config{})
-	var rec decode.Record
+	var rec pcapio.Record
 	var p decode.Packet
 	var got []decode.CMFields
 	for r.Next(&rec) == nil {

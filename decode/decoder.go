@@ -3,6 +3,8 @@ package decode
 import (
 	"encoding/binary"
 	"net/netip"
+
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // DefaultRoCEPort is the IANA UDP destination port of RoCEv2.
@@ -49,8 +51,8 @@ type Config struct {
 }
 
 // Decoder turns captured frames into Packets. It parses the fixed headers
-// by hand (the gopacket layers in this package are used for header trees,
-// serialization and tests), so decoding allocates nothing. A Decoder is
+// by hand, without gopacket (package layers holds the gopacket layers, for
+// building frames, gopacket users and tests), so decoding allocates nothing. A Decoder is
 // not safe for concurrent use; it keeps no state between frames.
 type Decoder struct {
 	port    uint16
@@ -72,7 +74,7 @@ func NewDecoder(cfg Config) *Decoder {
 }
 
 // DecodeRecord decodes one capture record into p, replacing all of p.
-func (d *Decoder) DecodeRecord(rec *Record, p *Packet) {
+func (d *Decoder) DecodeRecord(rec *pcapio.Record, p *Packet) {
 	d.Decode(rec.Data, rec.LinkType, rec.Len, p)
 	p.File = rec.File
 	p.Frame = rec.Frame
@@ -91,7 +93,7 @@ func (d *Decoder) DecodeRecord(rec *Record, p *Packet) {
 //
 // A pipeline uses it to move the CRC over big frames, the costliest part of
 // decoding, off the goroutine that reads and decodes.
-func (d *Decoder) DecodeRecordDeferICRC(rec *Record, p *Packet, minLen int) (ip []byte, udpOff int) {
+func (d *Decoder) DecodeRecordDeferICRC(rec *pcapio.Record, p *Packet, minLen int) (ip []byte, udpOff int) {
 	d.deferMin = max(minLen, 1)
 	d.DecodeRecord(rec, p)
 	d.deferMin = 0
@@ -118,7 +120,7 @@ func (d *Decoder) FinishICRC(p *Packet, ip []byte, udpOff int) {
 // p. data holds the captured bytes and wireLen the frame's length on the
 // wire. Decode never fails: what cannot be decoded leaves p.Kind ==
 // KindOther, and contradictions set p.Malformed.
-func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
+func (d *Decoder) Decode(data []byte, link pcapio.LinkType, wireLen int, p *Packet) {
 	*p = Packet{}
 	if wireLen < len(data) {
 		wireLen = len(data)
@@ -128,9 +130,9 @@ func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
 	p.LinkType = link
 	p.Truncated = len(data) < wireLen
 	switch link {
-	case LinkTypeEthernet:
+	case pcapio.LinkTypeEthernet:
 		d.ethernet(data, wireLen, 0, p)
-	case LinkTypeLinuxSLL:
+	case pcapio.LinkTypeLinuxSLL:
 		// 16-byte cooked header: packet type, ARPHRD, address length,
 		// 8 address bytes, protocol.
 		if len(data) < 16 {
@@ -142,7 +144,7 @@ func (d *Decoder) Decode(data []byte, link LinkType, wireLen int, p *Packet) {
 		}
 		p.FrameLen = wireLen - 16 + 14
 		d.etherType(binary.BigEndian.Uint16(data[14:16]), data[16:], wireLen-16, 0, p)
-	case LinkTypeLinuxSLL2:
+	case pcapio.LinkTypeLinuxSLL2:
 		// 20-byte cooked v2 header: protocol, reserved, ifindex, ARPHRD,
 		// packet type, address length, 8 address bytes.
 		if len(data) < 20 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // sharedSeedFrames returns up to max frames from each capture in
@@ -15,16 +16,16 @@ func sharedSeedFrames(max int) [][]byte {
 	paths, _ := filepath.Glob(filepath.Join(filepath.Dir(file), "..", "..", "shared", "pcaps", "*.pcap*"))
 	var out [][]byte
 	for i, p := range paths {
-		r, err := decode.OpenFile(p, i)
+		r, err := pcapio.OpenFile(p, i)
 		if err != nil {
 			continue
 		}
-		var rec decode.Record
+		var rec pcapio.Record
 		for n := 0; n < max; n++ {
 			if err := r.Next(&rec); err != nil {
 				break
 			}
-			if rec.LinkType == decode.LinkTypeEthernet {
+			if rec.LinkType == pcapio.LinkTypeEthernet {
 				out = append(out, append([]byte(nil), rec.Data...))
 			}
 		}
@@ -44,7 +45,7 @@ func FuzzDecode(f *testing.F) {
 	for _, fr := range sharedSeedFrames(20) {
 		f.Add(fr, uint8(0), uint16(0))
 	}
-	links := []decode.LinkType{decode.LinkTypeEthernet, decode.LinkTypeLinuxSLL, decode.LinkTypeLinuxSLL2, decode.LinkTypeERF}
+	links := []pcapio.LinkType{pcapio.LinkTypeEthernet, pcapio.LinkTypeLinuxSLL, pcapio.LinkTypeLinuxSLL2, pcapio.LinkTypeERF}
 	d := decode.NewDecoder(decode.Config{})
 	f.Fuzz(func(t *testing.T, data []byte, link uint8, extra uint16) {
 		lt := links[int(link)%len(links)]

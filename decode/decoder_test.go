@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // decoderCase is one frame built by the synthesizer and the packet the
@@ -253,7 +254,7 @@ func TestDecoderFrames(t *testing.T) {
 	for _, c := range decoderCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			var p decode.Packet
-			d.Decode(c.frame, decode.LinkTypeEthernet, len(c.frame), &p)
+			d.Decode(c.frame, pcapio.LinkTypeEthernet, len(c.frame), &p)
 			c.check(t, &p)
 		})
 	}
@@ -286,7 +287,7 @@ func TestDecoderSnaplen(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var p decode.Packet
-		d.Decode(frame[:tc.snap], decode.LinkTypeEthernet, len(frame), &p)
+		d.Decode(frame[:tc.snap], pcapio.LinkTypeEthernet, len(frame), &p)
 		if p.Kind != tc.kind || p.Ext != tc.ext || p.ICRCStatus != tc.icrc || p.BTHCut != tc.bthCut || p.HasBTH != tc.hasBTH {
 			t.Errorf("snap %d: kind %v ext %b icrc %v bthcut %v hasBTH %v", tc.snap, p.Kind, p.Ext, p.ICRCStatus, p.BTHCut, p.HasBTH)
 		}
@@ -334,7 +335,7 @@ func TestDecoderMalformed(t *testing.T) {
 	d := decode.NewDecoder(decode.Config{})
 	for _, tc := range tests {
 		var p decode.Packet
-		d.Decode(tc.frame, decode.LinkTypeEthernet, len(tc.frame), &p)
+		d.Decode(tc.frame, pcapio.LinkTypeEthernet, len(tc.frame), &p)
 		if !p.Malformed || p.Problem == "" || p.Kind != tc.kind {
 			t.Errorf("%s: malformed %v (%q) kind %v", tc.name, p.Malformed, p.Problem, p.Kind)
 		}
@@ -348,7 +349,7 @@ func TestDecoderTruncationTable(t *testing.T) {
 	for _, c := range decoderCases(t) {
 		for n := 0; n < len(c.frame); n++ {
 			var p decode.Packet
-			d.Decode(c.frame[:n], decode.LinkTypeEthernet, len(c.frame), &p)
+			d.Decode(c.frame[:n], pcapio.LinkTypeEthernet, len(c.frame), &p)
 			if !p.Truncated || p.CapLen != n || p.Len != len(c.frame) {
 				t.Fatalf("%s cut at %d: truncated %v caplen %d len %d", c.name, n, p.Truncated, p.CapLen, p.Len)
 			}
@@ -367,9 +368,9 @@ func TestDecoderReuse(t *testing.T) {
 	for _, a := range cases {
 		for _, b := range cases {
 			var reused, fresh decode.Packet
-			d.Decode(a.frame, decode.LinkTypeEthernet, len(a.frame), &reused)
-			d.Decode(b.frame, decode.LinkTypeEthernet, len(b.frame), &reused)
-			decode.NewDecoder(decode.Config{}).Decode(b.frame, decode.LinkTypeEthernet, len(b.frame), &fresh)
+			d.Decode(a.frame, pcapio.LinkTypeEthernet, len(a.frame), &reused)
+			d.Decode(b.frame, pcapio.LinkTypeEthernet, len(b.frame), &reused)
+			decode.NewDecoder(decode.Config{}).Decode(b.frame, pcapio.LinkTypeEthernet, len(b.frame), &fresh)
 			if !reflect.DeepEqual(reused, fresh) {
 				t.Errorf("decode %s then %s differs from a fresh decode of %s", a.name, b.name, b.name)
 			}
@@ -404,9 +405,9 @@ func TestDecoderCookedLinkTypes(t *testing.T) {
 	eth := mustFrame(t, r, synth.Wrap{})
 	d := decode.NewDecoder(decode.Config{})
 	for _, tc := range []struct {
-		link decode.LinkType
+		link pcapio.LinkType
 		v2   bool
-	}{{decode.LinkTypeLinuxSLL, false}, {decode.LinkTypeLinuxSLL2, true}} {
+	}{{pcapio.LinkTypeLinuxSLL, false}, {pcapio.LinkTypeLinuxSLL2, true}} {
 		frame := cooked(eth, tc.v2)
 		var p decode.Packet
 		d.Decode(frame, tc.link, len(frame), &p)
@@ -425,11 +426,11 @@ func TestDecoderRoCEPort(t *testing.T) {
 	r.DstPort = 5000
 	frame := mustFrame(t, r, synth.Wrap{})
 	var p decode.Packet
-	decode.NewDecoder(decode.Config{}).Decode(frame, decode.LinkTypeEthernet, len(frame), &p)
+	decode.NewDecoder(decode.Config{}).Decode(frame, pcapio.LinkTypeEthernet, len(frame), &p)
 	if p.Kind != decode.KindOther || p.HasBTH {
 		t.Errorf("source port 4791 selected RoCE")
 	}
-	decode.NewDecoder(decode.Config{RoCEPort: 5000}).Decode(frame, decode.LinkTypeEthernet, len(frame), &p)
+	decode.NewDecoder(decode.Config{RoCEPort: 5000}).Decode(frame, pcapio.LinkTypeEthernet, len(frame), &p)
 	if p.Kind != decode.KindRoCE || p.BTH.PSN != 9 {
 		t.Errorf("--roce-port 5000 not honoured: kind %v", p.Kind)
 	}
@@ -442,7 +443,7 @@ func TestDecoderAllocs(t *testing.T) {
 	var p decode.Packet
 	for _, c := range cases {
 		allocs := testing.AllocsPerRun(200, func() {
-			d.Decode(c.frame, decode.LinkTypeEthernet, len(c.frame), &p)
+			d.Decode(c.frame, pcapio.LinkTypeEthernet, len(c.frame), &p)
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per frame, want 0", c.name, allocs)
@@ -461,7 +462,7 @@ func BenchmarkDecode(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.frame)))
 			for b.Loop() {
-				d.Decode(c.frame, decode.LinkTypeEthernet, len(c.frame), &p)
+				d.Decode(c.frame, pcapio.LinkTypeEthernet, len(c.frame), &p)
 			}
 		})
 		// The same frame cut to a mirror-style snaplen of 128: no ICRC.
@@ -471,7 +472,7 @@ func BenchmarkDecode(b *testing.B) {
 				var p decode.Packet
 				b.ReportAllocs()
 				for b.Loop() {
-					d.Decode(c.frame[:128], decode.LinkTypeEthernet, len(c.frame), &p)
+					d.Decode(c.frame[:128], pcapio.LinkTypeEthernet, len(c.frame), &p)
 				}
 			})
 		}

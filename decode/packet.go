@@ -1,6 +1,10 @@
 package decode
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/rocetrace/rocetrace/pcapio"
+)
 
 // Kind classifies a frame for counting and analysis.
 type Kind uint8
@@ -83,26 +87,27 @@ func (e Encap) String() string {
 	return ""
 }
 
-// BTHFields is the decoded base transport header.
+// BTHFields is the decoded base transport header (its reserved bits
+// left out).
 type BTHFields struct {
-	Opcode Opcode
-	SE     bool
-	MigReq bool
-	Pad    uint8 // PadCnt, 0-3
-	TVer   uint8
-	PKey   uint16
-	FECN   bool
-	BECN   bool
-	DestQP uint32 // 24 bits
-	AckReq bool
-	PSN    uint32 // 24 bits
+	Opcode Opcode // transport (bits 7-5) and operation (bits 4-0)
+	SE     bool   // solicited event
+	MigReq bool   // migration state (M)
+	Pad    uint8  // PadCnt, 0-3: zero bytes between the payload and the ICRC
+	TVer   uint8  // transport header version (0)
+	PKey   uint16 // partition key
+	FECN   bool   // forward explicit congestion notification
+	BECN   bool   // backward explicit congestion notification (set on CNPs)
+	DestQP uint32 // 24 bits: destination queue pair
+	AckReq bool   // asks the responder to acknowledge this packet
+	PSN    uint32 // 24 bits: packet sequence number
 }
 
 // RETHFields is the RDMA extended transport header.
 type RETHFields struct {
-	VA     uint64
-	RKey   uint32
-	DMALen uint32
+	VA     uint64 // remote virtual address
+	RKey   uint32 // remote key of the memory region
+	DMALen uint32 // length of the whole transfer in bytes
 }
 
 // AETHFields is the ACK extended transport header.
@@ -113,8 +118,8 @@ type AETHFields struct {
 
 // DETHFields is the datagram extended transport header.
 type DETHFields struct {
-	QKey  uint32
-	SrcQP uint32 // 24 bits
+	QKey  uint32 // queue key
+	SrcQP uint32 // 24 bits: source queue pair
 }
 
 // CM attribute IDs (IBA Vol. 1 §12.6): the messages that name QPNs.
@@ -134,10 +139,38 @@ type CMFields struct {
 
 // AtomicETHFields is the atomic extended transport header.
 type AtomicETHFields struct {
-	VA      uint64
-	RKey    uint32
-	SwapAdd uint64
-	Compare uint64
+	VA      uint64 // remote virtual address of the 8-byte operand
+	RKey    uint32 // remote key of the memory region
+	SwapAdd uint64 // swap value (CmpSwap) or addend (FetchAdd)
+	Compare uint64 // compare value (CmpSwap)
+}
+
+// AtomicAckETHFields is the atomic acknowledge extended transport header.
+type AtomicAckETHFields struct {
+	AtomicAckOrig uint64 // OrigRemoteData: the value the target held before the operation
+}
+
+// ImmDtFields is the immediate data extended transport header.
+type ImmDtFields struct {
+	Imm uint32 // the immediate value, as the big-endian number on the wire
+}
+
+// IETHFields is the invalidate extended transport header.
+type IETHFields struct {
+	IETHRKey uint32 // the remote key to invalidate
+}
+
+// XRCETHFields is the XRC extended transport header.
+type XRCETHFields struct {
+	XRCSRQ uint32 // 24 bits: the XRC shared receive queue
+}
+
+// MACControlFields is what rocetrace reads of an 802.3 MAC Control frame:
+// the parameters of 802.1Qbb PFC and of 802.3x PAUSE.
+type MACControlFields struct {
+	PFCEnable   uint16    // PFC class-enable vector (wire width: bit n of the low byte enables priority n)
+	PFCQuanta   [8]uint16 // PFC time[0]..time[7], in quanta of 512 bit times
+	PauseQuanta uint16    // 802.3x pause time, in quanta
 }
 
 // Packet is one captured frame, decoded into plain values. It owns all its
@@ -192,10 +225,9 @@ type Packet struct {
 
 	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
 
-	Offset   int64    // byte offset of the record in its file
-	LinkType LinkType // link type the frame was decoded from
-	Problem  string   // why Malformed, or "" (a constant string: no allocation)
-	Encap    Encap
+	Offset  int64  // byte offset of the record in its file
+	Problem string // why Malformed, or "" (a constant string: no allocation)
+	Encap   Encap
 
 	DstMAC    [6]byte
 	HasMAC    bool
@@ -210,17 +242,19 @@ type Packet struct {
 	DstPort uint16
 	UDPLen  uint16
 
-	BTHCut bool // on the RoCE port, but the capture cut the frame inside the BTH
+	BTHCut   bool            // on the RoCE port, but the capture cut the frame inside the BTH
+	LinkType pcapio.LinkType // link type the frame was decoded from (in a hole of the layout)
 
-	AtomicETH     AtomicETHFields
-	AtomicAckOrig uint64
-	Imm           uint32
-	IETHRKey      uint32
-	XRCSRQ        uint32 // 24 bits
+	// The headers of one field each, and MAC Control's parameters, are
+	// embedded: their fields (AtomicAckOrig, Imm, IETHRKey, XRCSRQ,
+	// PFCEnable, PFCQuanta, PauseQuanta) read as Packet's own.
+	AtomicETH AtomicETHFields
+	AtomicAckETHFields
+	ImmDtFields
+	IETHFields
+	XRCETHFields
 
-	PFCEnable   uint16    // class-enable vector (wire width)
-	PFCQuanta   [8]uint16 // time[0]..time[7]
-	PauseQuanta uint16    // 802.3x pause time
+	MACControlFields
 }
 
 // IsRoCE reports whether the frame carries a whole BTH (a RoCE data/ACK frame

@@ -3,14 +3,13 @@ package decode_test
 import (
 	"bytes"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Per-stage benchmarks over the bulk capture of bench/ (internal/synth
@@ -48,16 +47,16 @@ func stageCapture(b *testing.B, snaplen int) []byte {
 }
 
 // stageRecords reads every record of file into owned copies.
-func stageRecords(b *testing.B, file []byte) []decode.Record {
+func stageRecords(b *testing.B, file []byte) []pcapio.Record {
 	b.Helper()
-	r, err := decode.NewReader(bytes.NewReader(file), "bench.pcap", 0)
+	r, err := pcapio.NewReader(bytes.NewReader(file), "bench.pcap", 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	var recs []decode.Record
+	var recs []pcapio.Record
 	slab := make([]byte, 0, len(file))
 	for {
-		var rec decode.Record
+		var rec pcapio.Record
 		if err := r.Next(&rec); err == io.EOF {
 			break
 		} else if err != nil {
@@ -88,70 +87,6 @@ func perFrame(b *testing.B, frames int, cpu0 int64) {
 	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N)/float64(frames), "cpu-ns/frame")
 }
 
-// BenchmarkStageRead measures Reader.Next over an in-memory pcap (the copy
-// from the io.Reader into the Reader's buffer included).
-func BenchmarkStageRead(b *testing.B) {
-	for _, s := range stageShapes {
-		b.Run(s.name, func(b *testing.B) {
-			file := stageCapture(b, s.snaplen)
-			b.SetBytes(int64(len(file)))
-			b.ReportAllocs()
-			var rec decode.Record
-			n := 0
-			cpu0 := cpuNs()
-			for b.Loop() {
-				r, err := decode.NewReader(bytes.NewReader(file), "bench.pcap", 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				for n = 0; r.Next(&rec) == nil; n++ {
-				}
-			}
-			perFrame(b, n, cpu0)
-		})
-	}
-}
-
-// BenchmarkStageReadFile measures reading the capture from a file (in the
-// page cache) with OpenFile (read calls into a buffer) and OpenFileMapped
-// (mapped; it maps only the snaplen-128 capture), system time included.
-func BenchmarkStageReadFile(b *testing.B) {
-	for _, s := range stageShapes {
-		path := filepath.Join(b.TempDir(), s.name+".pcap")
-		file := stageCapture(b, s.snaplen)
-		if err := os.WriteFile(path, file, 0o644); err != nil {
-			b.Fatal(err)
-		}
-		for _, m := range []struct {
-			name string
-			open func(string, int) (*decode.Reader, error)
-		}{{"buffered", decode.OpenFile}, {"mapped", decode.OpenFileMapped}} {
-			b.Run(s.name+"/"+m.name, func(b *testing.B) {
-				b.SetBytes(int64(len(file)))
-				b.ReportAllocs()
-				var rec decode.Record
-				n, sum := 0, 0
-				cpu0 := cpuNs()
-				for b.Loop() {
-					r, err := m.open(path, 0)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if m.name == "mapped" && r.Mapped() != (s.snaplen != 0) {
-						b.Fatalf("mapped: %v", r.Mapped())
-					}
-					for n = 0; r.Next(&rec) == nil; n++ {
-						sum += int(rec.Data[len(rec.Data)-1]) // touch the record, as a decoder does
-					}
-					r.Close()
-				}
-				perFrame(b, n, cpu0)
-				_ = sum
-			})
-		}
-	}
-}
-
 // BenchmarkStageDecode measures Decoder.DecodeRecord (ICRC included for
 // whole frames) over records already in memory.
 func BenchmarkStageDecode(b *testing.B) {
@@ -180,12 +115,12 @@ func TestDecodeDeferICRCMatches(t *testing.T) {
 	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: 20_000, QPs: 50, Seed: 2}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := decode.NewReader(&buf, "bulk.pcap", 0)
+	r, err := pcapio.NewReader(&buf, "bulk.pcap", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d, fin := decode.NewDecoder(decode.Config{}), decode.NewDecoder(decode.Config{})
-	var rec decode.Record
+	var rec pcapio.Record
 	deferred, bad := 0, 0
 	for i := 0; r.Next(&rec) == nil; i++ {
 		data := append([]byte(nil), rec.Data...)

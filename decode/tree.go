@@ -3,6 +3,8 @@ package decode
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // treeWriter appends an indented header tree.
@@ -22,7 +24,7 @@ func (t *treeWriter) line(format string, a ...any) {
 // per block, in the style of tshark -V: the frame, link layer, VLAN tags,
 // IP, UDP, BTH and each extended header, ICRC, or the MAC Control frame.
 // link is the link type the packet was decoded from.
-func AppendTree(b []byte, link LinkType, p *Packet, linkBps int64) []byte {
+func AppendTree(b []byte, link pcapio.LinkType, p *Packet, linkBps int64) []byte {
 	t := treeWriter{b: b}
 	t.head("Frame %d: %d bytes on wire, %d bytes captured (offset %d)", p.Frame, p.Len, p.CapLen, p.Offset)
 	t.line("Timestamp: %s ns", strconv.FormatInt(p.TsNs, 10))

@@ -8,9 +8,9 @@
 // # Inputs and their errors
 //
 // Open opens every file (memory-mapped when that pays, see
-// decode.OpenFileMapped); a file that cannot be opened is recorded and left
+// pcapio.OpenFileMapped); a file that cannot be opened is recorded and left
 // out, and the others are read. Records come in timestamp order
-// (decode.Merger). Damage in one file is recorded with its file name and
+// (pcapio.Merger). Damage in one file is recorded with its file name and
 // byte offset and the other files go on; everything before the damage is
 // analysed. Every recorded error means exit status 1 for the command
 // (Inputs.Failed, Inputs.WriteErrors).

@@ -9,6 +9,7 @@ import (
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Config configures an Engine.
@@ -142,7 +143,7 @@ type Live struct {
 	// file; it may change rec.Offset. An error stops the reading before
 	// the record is analysed (the analysis then covers exactly what was
 	// tapped), and RunLive returns it.
-	Tap func(rec *decode.Record) error
+	Tap func(rec *pcapio.Record) error
 	// Lock, when set, is held while each record is tapped, decoded and
 	// observed, so that another goroutine may read the engine's state (a
 	// viewer's periodic snapshot) between records.
@@ -157,10 +158,10 @@ type Live struct {
 // limit is reached, Tap or obs fails. It returns the error that ended it
 // (nil for io.EOF and the limit). A live source blocks on the network, so
 // it is not batched: every frame is analysed as soon as it arrives.
-func (e *Engine) RunLive(src decode.RecordSource, opts Live, obs Observer) error {
+func (e *Engine) RunLive(src pcapio.RecordSource, opts Live, obs Observer) error {
 	dec := decode.NewDecoder(e.cfg.Decode)
 	var (
-		rec decode.Record
+		rec pcapio.Record
 		p   decode.Packet
 	)
 	for n := int64(0); opts.Limit == 0 || n < opts.Limit; n++ {
@@ -178,7 +179,7 @@ func (e *Engine) RunLive(src decode.RecordSource, opts Live, obs Observer) error
 }
 
 // liveRecord is RunLive's work on one record.
-func (e *Engine) liveRecord(rec *decode.Record, p *decode.Packet, dec *decode.Decoder, opts *Live, obs Observer) error {
+func (e *Engine) liveRecord(rec *pcapio.Record, p *decode.Packet, dec *decode.Decoder, opts *Live, obs Observer) error {
 	if opts.Lock != nil {
 		opts.Lock.Lock()
 		defer opts.Lock.Unlock()

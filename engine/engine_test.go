@@ -13,6 +13,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 var testCfg = Config{Decode: decode.Config{RoCEPort: 4791}, Flows: flows.Config{LinkSpeedBps: 100e9}}
@@ -169,7 +170,7 @@ func TestInputErrors(t *testing.T) {
 // TrackLayouts records one layout for a pcap file, at its first record.
 func TestTrackLayouts(t *testing.T) {
 	p := writeBulk(t, t.TempDir(), "a.pcap", synth.BulkConfig{Frames: 100, QPs: 2, Seed: 1})
-	in := OpenWith([]string{p}, decode.OpenFile)
+	in := OpenWith([]string{p}, pcapio.OpenFile)
 	defer in.Close()
 	in.TrackLayouts()
 	if err := New(testCfg).Run(context.Background(), in, nil); err != nil {
@@ -179,8 +180,8 @@ func TestTrackLayouts(t *testing.T) {
 	if len(l) != 1 || len(l[0]) != 1 || l[0][0].Off != 24 {
 		t.Fatalf("layouts %+v, want one at offset 24", l)
 	}
-	rec := decode.Record{}
-	if _, err := decode.ReadRecordAt(mustOpen(t, p), l[0][0].Layout, 24, &rec, nil); err != nil || rec.Frame != 0 && rec.CapLen == 0 {
+	rec := pcapio.Record{}
+	if _, err := pcapio.ReadRecordAt(mustOpen(t, p), l[0][0].Layout, 24, &rec, nil); err != nil || rec.Frame != 0 && rec.CapLen == 0 {
 		t.Fatalf("ReadRecordAt with the tracked layout: %v", err)
 	}
 }
@@ -196,9 +197,9 @@ func mustOpen(t *testing.T, p string) *os.File {
 }
 
 // sliceSource yields the records of a pcap file's bytes, then io.EOF.
-type sliceSource struct{ r *decode.Reader }
+type sliceSource struct{ r *pcapio.Reader }
 
-func (s sliceSource) Next(rec *decode.Record) error { return s.r.Next(rec) }
+func (s sliceSource) Next(rec *pcapio.Record) error { return s.r.Next(rec) }
 
 // RunLive analyses a source one record at a time like Run, honours the
 // limit, and stops before analysing a record its Tap refuses.
@@ -206,7 +207,7 @@ func TestRunLive(t *testing.T) {
 	p := writeBulk(t, t.TempDir(), "a.pcap", synth.BulkConfig{Frames: 3000, QPs: 10, Seed: 7})
 	want, _, _ := reportJSON(t, testCfg, []string{p}, nil)
 	live := func(opts Live) (*Engine, error) {
-		r, err := decode.OpenFile(p, 0)
+		r, err := pcapio.OpenFile(p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +231,7 @@ func TestRunLive(t *testing.T) {
 	}
 	full := errors.New("disk full")
 	var tapped int
-	e, err = live(Live{Tap: func(*decode.Record) error {
+	e, err = live(Live{Tap: func(*pcapio.Record) error {
 		if tapped++; tapped == 50 {
 			return full
 		}

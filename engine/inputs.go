@@ -8,7 +8,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Inputs is the merged stream of records of a set of capture files, in
@@ -19,33 +19,33 @@ import (
 // Every recorded error makes a command exit with status 1 (Failed).
 type Inputs struct {
 	names   []string
-	readers []*decode.Reader
-	byFile  []*decode.Reader // by file index; nil: could not be opened
-	merger  *decode.Merger
+	readers []*pcapio.Reader
+	byFile  []*pcapio.Reader // by file index; nil: could not be opened
+	merger  *pcapio.Merger
 	size    int64 // bytes of the regular files opened
 
 	mu      sync.Mutex // guards errs and layouts: the reading goroutine appends
 	errs    []error
 	track   bool
-	cur     []*decode.Layout
+	cur     []*pcapio.Layout
 	layouts [][]LayoutPoint
 }
 
 // LayoutPoint says from which byte offset of a file on a record layout is
-// in force (see decode.Layout and decode.ReadRecordAt).
+// in force (see pcapio.Layout and pcapio.ReadRecordAt).
 type LayoutPoint struct {
 	Off    int64
-	Layout *decode.Layout
+	Layout *pcapio.Layout
 }
 
 // Open opens every path, memory-mapped when it is a large regular file of
-// short records (decode.OpenFileMapped), buffered otherwise. A file that
+// short records (pcapio.OpenFileMapped), buffered otherwise. A file that
 // cannot be opened is recorded in Errors and left out.
-func Open(paths []string) *Inputs { return OpenWith(paths, decode.OpenFileMapped) }
+func Open(paths []string) *Inputs { return OpenWith(paths, pcapio.OpenFileMapped) }
 
 // OpenWith is Open with open opening each file (file is its index in paths).
-func OpenWith(paths []string, open func(path string, file int) (*decode.Reader, error)) *Inputs {
-	in := &Inputs{names: paths, byFile: make([]*decode.Reader, len(paths))}
+func OpenWith(paths []string, open func(path string, file int) (*pcapio.Reader, error)) *Inputs {
+	in := &Inputs{names: paths, byFile: make([]*pcapio.Reader, len(paths))}
 	for i, p := range paths {
 		r, err := open(p, i)
 		if err != nil {
@@ -58,7 +58,7 @@ func OpenWith(paths []string, open func(path string, file int) (*decode.Reader, 
 		in.readers = append(in.readers, r)
 		in.byFile[i] = r
 	}
-	in.merger = decode.NewMerger(in.readers)
+	in.merger = pcapio.NewMerger(in.readers)
 	return in
 }
 
@@ -108,7 +108,7 @@ func (in *Inputs) addErr(err error) {
 // Call it before reading.
 func (in *Inputs) TrackLayouts() {
 	in.track = true
-	in.cur = make([]*decode.Layout, len(in.names))
+	in.cur = make([]*pcapio.Layout, len(in.names))
 	in.layouts = make([][]LayoutPoint, len(in.names))
 }
 
@@ -129,7 +129,7 @@ func (in *Inputs) Layouts() [][]LayoutPoint {
 }
 
 // trackLayout records rec's layout when it differs from the one before.
-func (in *Inputs) trackLayout(rec *decode.Record) {
+func (in *Inputs) trackLayout(rec *pcapio.Record) {
 	f := rec.File
 	if lay := in.byFile[f].Layout(in.cur[f]); lay != in.cur[f] {
 		in.cur[f] = lay
@@ -143,10 +143,10 @@ func (in *Inputs) trackLayout(rec *decode.Record) {
 // fn returns an error or ctx is cancelled (checked every 1024 records),
 // and returns that error (nil at the end of the input). Damage in one file
 // is recorded and the others go on. A mapped file that shrinks while it is
-// read ends the loop, recorded as damage (decode.GuardFaults).
-func (in *Inputs) Each(ctx context.Context, fn func(rec *decode.Record) error) error {
+// read ends the loop, recorded as damage (pcapio.GuardFaults).
+func (in *Inputs) Each(ctx context.Context, fn func(rec *pcapio.Record) error) error {
 	var err error
-	if ferr := decode.GuardFaults(func() error {
+	if ferr := pcapio.GuardFaults(func() error {
 		err = in.loop(ctx, fn)
 		return nil
 	}, in.readers...); ferr != nil {
@@ -156,8 +156,8 @@ func (in *Inputs) Each(ctx context.Context, fn func(rec *decode.Record) error) e
 }
 
 // loop is Each's loop.
-func (in *Inputs) loop(ctx context.Context, fn func(rec *decode.Record) error) error {
-	var rec decode.Record
+func (in *Inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) error {
+	var rec pcapio.Record
 	for n := 0; ; n++ {
 		if n&1023 == 0 && ctx.Err() != nil {
 			return ctx.Err()
@@ -168,7 +168,7 @@ func (in *Inputs) loop(ctx context.Context, fn func(rec *decode.Record) error) e
 		}
 		if err != nil {
 			in.addErr(err)
-			var de *decode.DamageError
+			var de *pcapio.DamageError
 			if errors.As(err, &de) {
 				continue
 			}
@@ -195,8 +195,8 @@ func (in *Inputs) Close() error {
 }
 
 // SupportedLink reports whether the decoder understands link type l.
-func SupportedLink(l decode.LinkType) bool {
-	return l == decode.LinkTypeEthernet || l == decode.LinkTypeLinuxSLL || l == decode.LinkTypeLinuxSLL2
+func SupportedLink(l pcapio.LinkType) bool {
+	return l == pcapio.LinkTypeEthernet || l == pcapio.LinkTypeLinuxSLL || l == pcapio.LinkTypeLinuxSLL2
 }
 
 // WriteErrors prints, one line each prefixed "rocetrace: ", a warning for

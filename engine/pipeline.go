@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Pipeline sizes. A batch holds pipelineBatch packets (328 bytes each) and
@@ -92,7 +93,7 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
 		free <- b
 	}
-	ferr := decode.GuardFaults(func() error {
+	ferr := pcapio.GuardFaults(func() error {
 		for {
 			b, ok := recvBatch(full)
 			if !ok {
@@ -125,7 +126,7 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan
 	dec := decode.NewDecoder(cfg)
 	b := <-free
 	deferICRC := true
-	err := in.Each(ctx, func(rec *decode.Record) error {
+	err := in.Each(ctx, func(rec *pcapio.Record) error {
 		if !deferICRC {
 			dec.DecodeRecord(rec, &b.p[b.n])
 		} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferMin); ip != nil {

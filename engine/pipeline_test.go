@@ -12,6 +12,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // BenchmarkPipelineFile runs the whole `report --json` path (analyse and
@@ -65,7 +66,7 @@ func analyseSerial(ctx context.Context, in *Inputs, cfg Config) (analysis.Report
 		counter analysis.Counter
 		p       decode.Packet
 	)
-	err := in.Each(ctx, func(rec *decode.Record) error {
+	err := in.Each(ctx, func(rec *pcapio.Record) error {
 		dec.DecodeRecord(rec, &p)
 		counter.Observe(&p)
 		table.Observe(&p)
@@ -136,9 +137,9 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		var out [3]bytes.Buffer
 		var errs [3][]error
 		for k, r := range runs {
-			open := decode.OpenFile
+			open := pcapio.OpenFile
 			if r.mapped {
-				open = decode.OpenFileMapped
+				open = pcapio.OpenFileMapped
 			}
 			in := OpenWith(files, open)
 			if want := r.mapped && files[0] == paths[1]; in.Mapped() != want {

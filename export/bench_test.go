@@ -15,6 +15,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // The benchmark capture: 1M frames on 1000 RC QPs, cut at snaplen 128 as a
@@ -79,7 +80,7 @@ func writeBenchCapture(path string, n int) error {
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	const snap = 128
-	_, _ = w.Write(synth.PcapHeader(snap, true))
+	_, _ = w.Write(pcapio.AppendPcapHeader(nil, pcapio.PcapHeader{Nanos: true, Snaplen: snap, LinkType: pcapio.LinkTypeEthernet}))
 	c := &synth.Capture{Snaplen: snap}
 	const qps = 1000
 	conns := make([]*synth.Conn, qps)
@@ -116,7 +117,7 @@ func writeBenchCapture(path string, n int) error {
 				if written == n {
 					break
 				}
-				rec = synth.AppendPcapRecord(rec[:0], fr, true)
+				rec = pcapio.AppendPcapRecord(rec[:0], true, fr.TsNs, fr.Data, fr.Len)
 				if _, err := w.Write(rec); err != nil {
 					return err
 				}
@@ -141,7 +142,7 @@ type benchResult struct {
 // exports to dir.
 func benchRun(b *testing.B, path, dir string) benchResult {
 	b.Helper()
-	r, err := decode.OpenFile(path, 0)
+	r, err := pcapio.OpenFile(path, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -151,7 +152,7 @@ func benchRun(b *testing.B, path, dir string) benchResult {
 	var (
 		counter analysis.Counter
 		p       decode.Packet
-		rec     decode.Record
+		rec     pcapio.Record
 		e       *Export
 		res     benchResult
 		ms      runtime.MemStats

@@ -13,6 +13,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // checkGolden compares got with testdata/name, or rewrites it with -update.
@@ -95,13 +96,13 @@ func decodeCapture(t testing.TB, c *synth.Capture) *decoded {
 	if err := c.WriteTo(&buf, synth.PcapNanos); err != nil {
 		t.Fatal(err)
 	}
-	r, err := decode.NewReader(&buf, "c.pcap", 0)
+	r, err := pcapio.NewReader(&buf, "c.pcap", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := &decoded{table: flows.NewTable(flows.Config{})}
 	dec := decode.NewDecoder(decode.Config{RoCEPort: decode.DefaultRoCEPort})
-	var rec decode.Record
+	var rec pcapio.Record
 	for {
 		err := r.Next(&rec)
 		if err == io.EOF {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // scenarioPackets decodes every frame of the demo scenarios, one capture
@@ -24,7 +25,7 @@ func scenarioPackets(t *testing.T) []*decode.Packet {
 		var last int64
 		for i, fr := range c.Frames {
 			p := new(decode.Packet)
-			dec.Decode(fr.Data, decode.LinkTypeEthernet, fr.Len, p)
+			dec.Decode(fr.Data, pcapio.LinkTypeEthernet, fr.Len, p)
 			p.TsNs = fr.TsNs + shift
 			p.Frame = uint64(i + 1)
 			out = append(out, p)

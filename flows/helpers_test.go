@@ -88,11 +88,11 @@ func ce(p *decode.Packet) *decode.Packet { p.ECN = 3; return p }
 
 func pfcFrame(ts int64, mac [6]byte, enable uint16, quanta [8]uint16) *decode.Packet {
 	return &decode.Packet{TsNs: ts, Kind: decode.KindPFC, SrcMAC: mac, HasMAC: true, FrameLen: 64,
-		PFCEnable: enable, PFCQuanta: quanta}
+		MACControlFields: decode.MACControlFields{PFCEnable: enable, PFCQuanta: quanta}}
 }
 
 func pauseFrame(ts int64, mac [6]byte, q uint16) *decode.Packet {
-	return &decode.Packet{TsNs: ts, Kind: decode.KindPause, SrcMAC: mac, HasMAC: true, FrameLen: 64, PauseQuanta: q}
+	return &decode.Packet{TsNs: ts, Kind: decode.KindPause, SrcMAC: mac, HasMAC: true, FrameLen: 64, MACControlFields: decode.MACControlFields{PauseQuanta: q}}
 }
 
 // run observes the packets into a new table and finishes it.

@@ -9,6 +9,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // stagePackets decodes a bulk capture of n frames (see decode's
@@ -19,13 +20,13 @@ func stagePackets(b *testing.B, n, snaplen int) []decode.Packet {
 	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: n, Snaplen: snaplen, Seed: 1}); err != nil {
 		b.Fatal(err)
 	}
-	r, err := decode.NewReader(&buf, "bench.pcap", 0)
+	r, err := pcapio.NewReader(&buf, "bench.pcap", 0)
 	if err != nil {
 		b.Fatal(err)
 	}
 	d := decode.NewDecoder(decode.Config{})
 	var ps []decode.Packet
-	var rec decode.Record
+	var rec pcapio.Record
 	for {
 		if err := r.Next(&rec); err == io.EOF {
 			break

@@ -44,7 +44,7 @@
 // Views only display: derive.go turns a report into row orders (filter,
 // sort) in job goroutines, and tables are tview.TableContent adapters
 // (content.go) whose GetCell is O(1). A Pager (pager.go) reads frames again
-// from the files when they are shown (decode.ReadRecordAt), in a background
+// from the files when they are shown (pcapio.ReadRecordAt), in a background
 // goroutine with a small cache, so the packet tables never hold packets.
 //
 // Keys are data (keys.go): each view returns one table of bindings (the

@@ -3,8 +3,8 @@ package tui
 import (
 	"errors"
 
-	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // The packet index. The TUI keeps no packets: for every frame of the
@@ -91,7 +91,7 @@ func (v IndexView) At(i int) (file int, off int64) {
 	return int(e & (maxFiles - 1)), int64(e >> fileBits)
 }
 
-// Frame returns frame i's 1-based number within its file, as decode.Record
+// Frame returns frame i's 1-based number within its file, as pcapio.Record
 // gives it: i+1 for a single file; otherwise the file's count at the last
 // checkpoint plus the frames of that file since (at most 255 to look at).
 func (v IndexView) Frame(i int) uint64 {
@@ -110,7 +110,7 @@ func (v IndexView) Frame(i int) uint64 {
 }
 
 // layoutAt returns the layout in force at offset off of a file.
-func layoutAt(points []engine.LayoutPoint, off int64) *decode.Layout {
+func layoutAt(points []engine.LayoutPoint, off int64) *pcapio.Layout {
 	lo, hi := 0, len(points) // first point with Off > off
 	for lo < hi {
 		m := (lo + hi) / 2

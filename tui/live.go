@@ -13,6 +13,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Live describes a live capture for the model to show instead of files.
@@ -26,7 +27,7 @@ type Live struct {
 	Name string
 	// Source yields the captured records. Its Next blocks until a record
 	// arrives and returns io.EOF once stopped and drained.
-	Source decode.RecordSource
+	Source pcapio.RecordSource
 	// Stop makes Source end (Next returns io.EOF); it is called from
 	// another goroutine than Next's when the model's context ends.
 	Stop func()
@@ -46,7 +47,7 @@ type Recorder interface {
 	// Offset returns the byte offset the next record will be written at.
 	Offset() int64
 	// WriteRecord appends the record.
-	WriteRecord(rec *decode.Record) error
+	WriteRecord(rec *pcapio.Record) error
 	// Flush writes what is buffered to the file.
 	Flush() error
 }
@@ -72,7 +73,7 @@ func openLive(cfg Config) (*Model, error) {
 		lv2.Name = "live"
 		cfg.Live = &lv2
 	}
-	r, err := decode.OpenFile(lv.RecordingPath, 0)
+	r, err := pcapio.OpenFile(lv.RecordingPath, 0)
 	if err != nil {
 		return nil, fmt.Errorf("live capture: reading the recording's header: %w", err)
 	}
@@ -162,7 +163,7 @@ func (l *loader) runLive(ctx context.Context) {
 	}()
 
 	var tapErr error
-	err := l.eng.RunLive(lv.Source, engine.Live{Lock: &mu, Tap: func(rec *decode.Record) error {
+	err := l.eng.RunLive(lv.Source, engine.Live{Lock: &mu, Tap: func(rec *pcapio.Record) error {
 		tapErr = l.record(rec)
 		return tapErr
 	}}, func(p *decode.Packet, f *flows.Flow) error {
@@ -182,7 +183,7 @@ func (l *loader) runLive(ctx context.Context) {
 
 // record writes a live record to the recording before it is analysed, so
 // that the packet index points at it; an error stops the capture.
-func (l *loader) record(rec *decode.Record) error {
+func (l *loader) record(rec *pcapio.Record) error {
 	lv := l.m.cfg.Live
 	if l.index.n >= 1<<32-1 {
 		l.errs = append(l.errs, fmt.Errorf("more than %d frames: capture stopped", l.index.n))

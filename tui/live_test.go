@@ -18,6 +18,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // fakeSource plays a live capture: it yields frames one by one, pausing
@@ -36,7 +37,7 @@ func newFakeSource(frames []synth.Frame, delay time.Duration) *fakeSource {
 	return &fakeSource{frames: frames, delay: delay, gate: map[int]chan struct{}{}, stop: make(chan struct{})}
 }
 
-func (f *fakeSource) Next(rec *decode.Record) error {
+func (f *fakeSource) Next(rec *pcapio.Record) error {
 	if f.i >= len(f.frames) {
 		<-f.stop
 		return io.EOF
@@ -55,7 +56,7 @@ func (f *fakeSource) Next(rec *decode.Record) error {
 	}
 	fr := f.frames[f.i]
 	f.i++
-	*rec = decode.Record{Data: fr.Data, TsNs: fr.TsNs, CapLen: len(fr.Data), Len: max(fr.Len, len(fr.Data)), LinkType: decode.LinkTypeEthernet, Frame: uint64(f.i)}
+	*rec = pcapio.Record{Data: fr.Data, TsNs: fr.TsNs, CapLen: len(fr.Data), Len: max(fr.Len, len(fr.Data)), LinkType: pcapio.LinkTypeEthernet, Frame: uint64(f.i)}
 	return nil
 }
 
@@ -92,7 +93,7 @@ func offline(frames []synth.Frame, name string, drops int64) analysis.Report {
 		p decode.Packet
 	)
 	for i, fr := range frames {
-		rec := decode.Record{Data: fr.Data, TsNs: fr.TsNs, CapLen: len(fr.Data), Len: max(fr.Len, len(fr.Data)), LinkType: decode.LinkTypeEthernet, Frame: uint64(i + 1)}
+		rec := pcapio.Record{Data: fr.Data, TsNs: fr.TsNs, CapLen: len(fr.Data), Len: max(fr.Len, len(fr.Data)), LinkType: pcapio.LinkTypeEthernet, Frame: uint64(i + 1)}
 		dec.DecodeRecord(&rec, &p)
 		c.Observe(&p)
 		table.Observe(&p)
@@ -178,7 +179,7 @@ func TestLiveModel(t *testing.T) {
 	pg := NewPager(m.readersAt(), m.pagerNames(), decode.Config{}, s.LinkBps, nil)
 	for i := range frames {
 		var (
-			rec decode.Record
+			rec pcapio.Record
 			p   decode.Packet
 		)
 		if _, err := pg.read(s, i, &rec, &p, nil); err != nil {
@@ -251,5 +252,5 @@ func TestLiveRecordingFails(t *testing.T) {
 type nopRecorder struct{}
 
 func (nopRecorder) Offset() int64                    { return 0 }
-func (nopRecorder) WriteRecord(*decode.Record) error { return nil }
+func (nopRecorder) WriteRecord(*pcapio.Record) error { return nil }
 func (nopRecorder) Flush() error                     { return nil }

@@ -14,6 +14,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Config configures a Model.
@@ -111,7 +112,7 @@ type Model struct {
 	in    *engine.Inputs // files: the opened inputs (nil live)
 	files []*os.File     // second handle per file, for random access
 
-	liveLayout *decode.Layout // live: the recording's layout
+	liveLayout *pcapio.Layout // live: the recording's layout
 	flushErr   bool           // live: a recording flush failed (reported once)
 
 	ready func() // tests: called once the UI has drawn its first screen

@@ -15,6 +15,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // load runs a model to the end and returns it with its last snapshot.
@@ -33,21 +34,21 @@ func load(t testing.TB, cfg Config) (*Model, *Snapshot) {
 // reference analyses paths the way `rocetrace report` does.
 func reference(t testing.TB, paths []string) analysis.Report {
 	t.Helper()
-	var readers []*decode.Reader
+	var readers []*pcapio.Reader
 	for i, p := range paths {
-		r, err := decode.OpenFile(p, i)
+		r, err := pcapio.OpenFile(p, i)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
 		readers = append(readers, r)
 	}
-	mg := decode.NewMerger(readers)
+	mg := pcapio.NewMerger(readers)
 	dec := decode.NewDecoder(decode.Config{})
 	table := flows.NewTable(flows.Config{})
 	var (
 		c   analysis.Counter
-		rec decode.Record
+		rec pcapio.Record
 		p   decode.Packet
 	)
 	for {
@@ -209,7 +210,7 @@ func TestModelProgressiveSnapshots(t *testing.T) {
 // cutCapture writes the first n records of a pcap to a new file.
 func cutCapture(t *testing.T, path string, n int) string {
 	t.Helper()
-	r, err := decode.OpenFile(path, 0)
+	r, err := pcapio.OpenFile(path, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func cutCapture(t *testing.T, path string, n int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec decode.Record
+	var rec pcapio.Record
 	end := int64(len(data))
 	for i := 0; i <= n; i++ {
 		if err := r.Next(&rec); err != nil {
@@ -272,7 +273,7 @@ func TestModelErrors(t *testing.T) {
 	if len(s.Errors) != 2 {
 		t.Fatalf("errors: %v", s.Errors)
 	}
-	var de *decode.DamageError
+	var de *pcapio.DamageError
 	if !errors.As(s.Errors[1], &de) {
 		t.Fatalf("second error is not damage: %v", s.Errors[1])
 	}
@@ -282,24 +283,24 @@ func TestModelErrors(t *testing.T) {
 }
 
 // The pager reads every frame of a merged pcap + pcapng input back exactly
-// as the sequential reader delivered it (decode.ReadRecordAt with the
+// as the sequential reader delivered it (pcapio.ReadRecordAt with the
 // layouts the loader recorded).
 func TestPagerReadsEveryFrame(t *testing.T) {
 	paths := allScenarios(t)
 	m, s := load(t, Config{Paths: paths})
 	p := NewPager(m.readersAt(), paths, decode.Config{}, s.LinkBps, nil)
-	var readers []*decode.Reader
+	var readers []*pcapio.Reader
 	for i, path := range paths {
-		r, err := decode.OpenFile(path, i)
+		r, err := pcapio.OpenFile(path, i)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer r.Close()
 		readers = append(readers, r)
 	}
-	mg := decode.NewMerger(readers)
+	mg := pcapio.NewMerger(readers)
 	var (
-		want, got decode.Record
+		want, got pcapio.Record
 		pw, pg    decode.Packet
 		buf       []byte
 		err       error

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Pager reads frames again from the capture files when they are shown, so
@@ -142,7 +143,7 @@ func (p *Pager) Run(ctx context.Context) {
 // row reads and describes frame pos.
 func (p *Pager) row(s *Snapshot, pos int, buf []byte) (*PacketRow, []byte) {
 	var (
-		rec decode.Record
+		rec pcapio.Record
 		pkt decode.Packet
 	)
 	buf, err := p.read(s, pos, &rec, &pkt, buf)
@@ -154,7 +155,7 @@ func (p *Pager) row(s *Snapshot, pos int, buf []byte) (*PacketRow, []byte) {
 }
 
 // read reads frame pos of s again and decodes it.
-func (p *Pager) read(s *Snapshot, pos int, rec *decode.Record, pkt *decode.Packet, buf []byte) ([]byte, error) {
+func (p *Pager) read(s *Snapshot, pos int, rec *pcapio.Record, pkt *decode.Packet, buf []byte) ([]byte, error) {
 	if pos < 0 || pos >= s.Index.Len() {
 		return buf, fmt.Errorf("no frame at position %d", pos)
 	}
@@ -166,7 +167,7 @@ func (p *Pager) read(s *Snapshot, pos int, rec *decode.Record, pkt *decode.Packe
 	if lay == nil {
 		return buf, errors.New("no layout for this offset")
 	}
-	buf, err := decode.ReadRecordAt(p.files[file], lay, off, rec, buf)
+	buf, err := pcapio.ReadRecordAt(p.files[file], lay, off, rec, buf)
 	if err != nil {
 		return buf, fmt.Errorf("%s: reading the record at byte offset %d: %w", p.names[file], off, err)
 	}
@@ -179,7 +180,7 @@ func (p *Pager) read(s *Snapshot, pos int, rec *decode.Record, pkt *decode.Packe
 // Detail reads frame pos and returns its header tree and hex dump.
 func (p *Pager) Detail(s *Snapshot, pos int) *PacketDetail {
 	var (
-		rec decode.Record
+		rec pcapio.Record
 		pkt decode.Packet
 	)
 	if _, err := p.read(s, pos, &rec, &pkt, nil); err != nil {
@@ -212,7 +213,7 @@ func (p *Pager) Resolve(s *Snapshot, ev *analysis.EventReport) (int, error) {
 		return 0, errNoPacket
 	}
 	var (
-		rec decode.Record
+		rec pcapio.Record
 		pkt decode.Packet
 		buf []byte
 		err error

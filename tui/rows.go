@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // mark is how a row is highlighted.
@@ -125,7 +126,7 @@ type PacketDetail struct {
 }
 
 // makeDetail describes a frame read again from its record.
-func makeDetail(pos int, file string, rec *decode.Record, p *decode.Packet, linkBps int64) *PacketDetail {
+func makeDetail(pos int, file string, rec *pcapio.Record, p *decode.Packet, linkBps int64) *PacketDetail {
 	d := &PacketDetail{Pos: pos, Frame: p.Frame, File: file}
 	tree := []byte("File: " + filepath.Base(file) + ", frame " + strconv.FormatUint(p.Frame, 10) + "\n")
 	d.Tree = string(decode.AppendTree(tree, rec.LinkType, p, linkBps))

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/rocetrace/rocetrace/capture"
-	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // runCapture implements `rocetrace capture -i IFACE [-w FILE] [-c COUNT]
@@ -39,7 +39,7 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var res captureResult
 	live := engine.Live{Limit: cf.count}
 	if w != nil {
-		live.Tap = func(rec *decode.Record) error {
+		live.Tap = func(rec *pcapio.Record) error {
 			res.writeErr = w.WriteRecord(rec)
 			return res.writeErr
 		}

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/rocetrace/rocetrace/capture/captest"
-	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 func TestCaptureUsage(t *testing.T) {
@@ -170,11 +170,11 @@ func readFrames(t *testing.T, paths ...string) []synth.Frame {
 	t.Helper()
 	var out []synth.Frame
 	for i, path := range paths {
-		r, err := decode.OpenFile(path, i)
+		r, err := pcapio.OpenFile(path, i)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var rec decode.Record
+		var rec pcapio.Record
 		for {
 			err := r.Next(&rec)
 			if errors.Is(err, io.EOF) {

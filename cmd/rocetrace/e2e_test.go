@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // reportJSON runs `report --json` on paths and decodes the document.
@@ -152,7 +153,7 @@ func TestSplitByDirectionMerged(t *testing.T) {
 	for _, f := range base.Frames {
 		// Frames sent by 10.0.0.1, 10.0.0.3 and the PFC source go to the
 		// first file.
-		dec.Decode(f.Data, decode.LinkTypeEthernet, f.Len, &p)
+		dec.Decode(f.Data, pcapio.LinkTypeEthernet, f.Len, &p)
 		if !p.SrcIP.IsValid() || p.SrcIP.As4()[3]%2 == 1 {
 			a.Frames = append(a.Frames, f)
 		} else {

@@ -17,6 +17,7 @@ import (
 	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // exportGCPercent is the GC percent of an export (see runExport).
@@ -197,7 +198,7 @@ func (x *exporter) report(in *engine.Inputs, msg string, written []export.Writte
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	code := inputStatus(in, x.stderr)
-	var de *decode.DamageError
+	var de *pcapio.DamageError
 	for _, err := range in.Errors() {
 		if errors.As(err, &de) && msg == "" && len(written) > 0 {
 			fmt.Fprintf(x.stderr, "rocetrace: the files written hold every frame before the damage\n")

@@ -18,6 +18,7 @@ import (
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/pcapio"
 	"github.com/rocetrace/rocetrace/tui"
 )
 
@@ -84,7 +85,7 @@ func analyseFrames(frames []synth.Frame) analysis.Report {
 		p decode.Packet
 	)
 	for i, f := range frames {
-		rec := decode.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: max(f.Len, len(f.Data)), LinkType: decode.LinkTypeEthernet, Frame: uint64(i + 1)}
+		rec := pcapio.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: max(f.Len, len(f.Data)), LinkType: pcapio.LinkTypeEthernet, Frame: uint64(i + 1)}
 		dec.DecodeRecord(&rec, &p)
 		c.Observe(&p)
 		table.Observe(&p)

@@ -28,7 +28,9 @@ NONE < internal/jsonstr, internal/units, internal/testenv, internal/golden, inte
 NONE < capture/captest
 
 # capture files, then the fast-path decoder and the gopacket layers
-internal/jsonstr < decode
+NONE < pcapio
+pcapio, internal/jsonstr < decode
+decode < layers
 
 # live capture: AF_PACKET, BPF, writing what it captures
 decode < capture
@@ -47,7 +49,7 @@ analysis < export
 engine, internal/units < tui
 
 # test and demo captures; the tools that write them
-decode < internal/synth
+layers < internal/synth
 internal/synth < internal/cmd/mkdemo, bench/cmd/gencap
 
 # the command line: flags and wiring over everything; nothing imports it
@@ -172,6 +174,7 @@ func TestRulesForbid(t *testing.T) {
 		{"analysis", "export"}, {"analysis", "engine"}, {"export", "tui"},
 		{"tui", "export"}, {"tui", "capture"}, {"engine", "export"},
 		{"engine", "tui"}, {"capture", "flows"}, {"decode", "internal/synth"},
+		{"pcapio", "decode"}, {"decode", "layers"}, {"flows", "layers"},
 	} {
 		if allowed[c[0]][c[1]] {
 			t.Errorf("the rules let %s import %s", c[0], c[1])

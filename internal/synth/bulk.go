@@ -8,6 +8,7 @@ import (
 	"net/netip"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // BulkConfig describes a large synthesized capture with a realistic mix of
@@ -73,26 +74,27 @@ func WriteBulk(w io.Writer, cfg BulkConfig) (BulkStats, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x726f6365))
 	bw := bufio.NewWriterSize(w, 1<<20)
 	var st BulkStats
-	var buf []byte
-	nanos := cfg.Format != PcapMicros
+	var pw *pcapio.Writer
 	switch cfg.Format {
 	case PcapNanos, PcapMicros:
 		snap := cfg.Snaplen
 		if snap == 0 {
 			snap = 262144
 		}
-		if _, err := bw.Write(PcapHeader(snap, nanos)); err != nil {
+		h := pcapio.PcapHeader{Nanos: cfg.Format != PcapMicros, Snaplen: uint32(snap), LinkType: pcapio.LinkTypeEthernet}
+		var err error
+		if pw, err = pcapio.NewWriter(bw, h); err != nil {
 			return st, err
 		}
 	case Pcapng:
 		return st, fmt.Errorf("WriteBulk writes pcap only")
+	default:
+		return st, fmt.Errorf("unknown format %d", cfg.Format)
 	}
 	capture := &Capture{Snaplen: cfg.Snaplen}
 	capture.Sink = func(f Frame) error {
 		st.Frames++
-		buf = AppendPcapRecord(buf[:0], f, nanos)
-		_, err := bw.Write(buf)
-		return err
+		return pw.WriteRecord(f.record())
 	}
 	conns := make([]*Conn, cfg.QPs)
 	for i := range conns {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/rocetrace/rocetrace/pcapio"
 )
 
 // Frame is one captured frame: its timestamp, captured bytes and wire
@@ -120,97 +122,37 @@ func (c *Capture) snaplen() int {
 	return 262144
 }
 
-// PcapHeader returns a pcap global header (little-endian) for link type
-// Ethernet.
-func PcapHeader(snaplen int, nanos bool) []byte {
-	h := make([]byte, 24)
-	magic := uint32(0xA1B2C3D4)
-	if nanos {
-		magic = 0xA1B23C4D
-	}
-	binary.LittleEndian.PutUint32(h[0:], magic)
-	binary.LittleEndian.PutUint16(h[4:], 2)
-	binary.LittleEndian.PutUint16(h[6:], 4)
-	binary.LittleEndian.PutUint32(h[16:], uint32(snaplen))
-	binary.LittleEndian.PutUint32(h[20:], 1)
-	return h
-}
-
-// AppendPcapRecord appends one pcap record.
-func AppendPcapRecord(b []byte, fr Frame, nanos bool) []byte {
-	var h [16]byte
-	sec := fr.TsNs / 1_000_000_000
-	sub := fr.TsNs % 1_000_000_000
-	if !nanos {
-		sub /= 1000
-	}
-	binary.LittleEndian.PutUint32(h[0:], uint32(sec))
-	binary.LittleEndian.PutUint32(h[4:], uint32(sub))
-	binary.LittleEndian.PutUint32(h[8:], uint32(len(fr.Data)))
-	binary.LittleEndian.PutUint32(h[12:], uint32(fr.Len))
-	b = append(b, h[:]...)
-	return append(b, fr.Data...)
-}
-
+// writePcap writes the frames as pcap with link type Ethernet.
 func writePcap(w io.Writer, frames []Frame, snaplen int, nanos bool) error {
-	if _, err := w.Write(PcapHeader(snaplen, nanos)); err != nil {
+	pw, err := pcapio.NewWriter(w, pcapio.PcapHeader{Nanos: nanos, Snaplen: uint32(snaplen), LinkType: pcapio.LinkTypeEthernet})
+	if err != nil {
 		return err
 	}
-	var b []byte
-	for _, fr := range frames {
-		b = AppendPcapRecord(b[:0], fr, nanos)
-		if _, err := w.Write(b); err != nil {
+	for i := range frames {
+		if err := pw.WriteRecord(frames[i].record()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// writePcapng writes the frames as pcapng with one Ethernet interface.
 func writePcapng(w io.Writer, frames []Frame, snaplen int) error {
-	le := binary.LittleEndian
-	// Section header block.
-	shb := make([]byte, 28)
-	le.PutUint32(shb[0:], 0x0A0D0D0A)
-	le.PutUint32(shb[4:], 28)
-	le.PutUint32(shb[8:], 0x1A2B3C4D)
-	le.PutUint16(shb[12:], 1)
-	le.PutUint64(shb[16:], ^uint64(0))
-	le.PutUint32(shb[24:], 28)
-	// Interface description block with if_tsresol = 9.
-	idb := make([]byte, 32)
-	le.PutUint32(idb[0:], 1)
-	le.PutUint32(idb[4:], 32)
-	le.PutUint16(idb[8:], 1) // Ethernet
-	le.PutUint32(idb[12:], uint32(snaplen))
-	le.PutUint16(idb[16:], 9) // if_tsresol
-	le.PutUint16(idb[18:], 1)
-	idb[20] = 9
-	// idb[24:28]: opt_endofopt (zero)
-	le.PutUint32(idb[28:], 32)
-	if _, err := w.Write(append(shb, idb...)); err != nil {
+	nw, err := pcapio.NewNgWriter(w, "", pcapio.NgInterface{LinkType: pcapio.LinkTypeEthernet, Snaplen: uint32(snaplen)})
+	if err != nil {
 		return err
 	}
-	var b []byte
-	for _, fr := range frames {
-		pad := (4 - len(fr.Data)%4) % 4
-		total := 32 + len(fr.Data) + pad
-		b = b[:0]
-		b = le.AppendUint32(b, 6)
-		b = le.AppendUint32(b, uint32(total))
-		b = le.AppendUint32(b, 0)
-		ts := uint64(fr.TsNs)
-		b = le.AppendUint32(b, uint32(ts>>32))
-		b = le.AppendUint32(b, uint32(ts))
-		b = le.AppendUint32(b, uint32(len(fr.Data)))
-		b = le.AppendUint32(b, uint32(fr.Len))
-		b = append(b, fr.Data...)
-		b = append(b, make([]byte, pad)...)
-		b = le.AppendUint32(b, uint32(total))
-		if _, err := w.Write(b); err != nil {
+	for i := range frames {
+		if err := nw.WriteRecord(frames[i].record()); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// record returns f as a capture record, for the pcapio writers.
+func (f *Frame) record() *pcapio.Record {
+	return &pcapio.Record{Data: f.Data, TsNs: f.TsNs, CapLen: len(f.Data), Len: f.Len, LinkType: pcapio.LinkTypeEthernet}
 }
 
 // Extension returns the file extension for format f (".pcap" or ".pcapng").

@@ -15,9 +15,10 @@ import (
 	"net/netip"
 
 	"github.com/google/gopacket"
-	"github.com/google/gopacket/layers"
+	gplayers "github.com/google/gopacket/layers"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/layers"
 )
 
 // Endpoint is one host: its MAC and IP address (IPv4 or IPv6).
@@ -95,23 +96,23 @@ func (r *RoCE) Frame(w Wrap) ([]byte, error) {
 	if ttl == 0 {
 		ttl = 64
 	}
-	udp := &layers.UDP{SrcPort: layers.UDPPort(sport), DstPort: layers.UDPPort(dport)}
+	udp := &gplayers.UDP{SrcPort: gplayers.UDPPort(sport), DstPort: gplayers.UDPPort(dport)}
 	tos := r.DSCP<<2 | r.ECN&3
 	var ip gopacket.SerializableLayer
 	if r.Src.IP.Is4() {
-		ip4 := &layers.IPv4{Version: 4, IHL: 5, TOS: tos, TTL: ttl, Protocol: layers.IPProtocolUDP,
-			SrcIP: r.Src.IP.AsSlice(), DstIP: r.Dst.IP.AsSlice(), Flags: layers.IPv4DontFragment}
+		ip4 := &gplayers.IPv4{Version: 4, IHL: 5, TOS: tos, TTL: ttl, Protocol: gplayers.IPProtocolUDP,
+			SrcIP: r.Src.IP.AsSlice(), DstIP: r.Dst.IP.AsSlice(), Flags: gplayers.IPv4DontFragment}
 		_ = udp.SetNetworkLayerForChecksum(ip4)
 		ip = ip4
 	} else {
-		ip6 := &layers.IPv6{Version: 6, TrafficClass: tos, HopLimit: ttl, NextHeader: layers.IPProtocolUDP,
+		ip6 := &gplayers.IPv6{Version: 6, TrafficClass: tos, HopLimit: ttl, NextHeader: gplayers.IPProtocolUDP,
 			SrcIP: r.Src.IP.AsSlice(), DstIP: r.Dst.IP.AsSlice()}
 		_ = udp.SetNetworkLayerForChecksum(ip6)
 		ip = ip6
 	}
-	et := layers.EthernetTypeIPv4
+	et := gplayers.EthernetTypeIPv4
 	if !r.Src.IP.Is4() {
-		et = layers.EthernetTypeIPv6
+		et = gplayers.EthernetTypeIPv6
 	}
 	l2 := ethernetLayers(r.Src.MAC, r.Dst.MAC, w.VLANs, w.QinQ, et)
 	// RoCEv2 leaves the UDP checksum zero (IPv4); for IPv6 we compute it.
@@ -168,22 +169,22 @@ func payloadPattern(n int) []byte {
 }
 
 // ethernetLayers returns Ethernet and its VLAN tags ending in EtherType et.
-func ethernetLayers(src, dst [6]byte, vlans []VLAN, qinq bool, et layers.EthernetType) []gopacket.SerializableLayer {
-	eth := &layers.Ethernet{SrcMAC: src[:], DstMAC: dst[:], EthernetType: et}
+func ethernetLayers(src, dst [6]byte, vlans []VLAN, qinq bool, et gplayers.EthernetType) []gopacket.SerializableLayer {
+	eth := &gplayers.Ethernet{SrcMAC: src[:], DstMAC: dst[:], EthernetType: et}
 	out := []gopacket.SerializableLayer{eth}
 	if len(vlans) == 0 {
 		return out
 	}
-	eth.EthernetType = layers.EthernetTypeDot1Q
+	eth.EthernetType = gplayers.EthernetTypeDot1Q
 	if qinq {
-		eth.EthernetType = layers.EthernetTypeQinQ
+		eth.EthernetType = gplayers.EthernetTypeQinQ
 	}
 	for i, v := range vlans {
-		next := layers.EthernetTypeDot1Q
+		next := gplayers.EthernetTypeDot1Q
 		if i == len(vlans)-1 {
 			next = et
 		}
-		out = append(out, &layers.Dot1Q{Priority: v.PCP, VLANIdentifier: v.VID, Type: next})
+		out = append(out, &gplayers.Dot1Q{Priority: v.PCP, VLANIdentifier: v.VID, Type: next})
 	}
 	return out
 }
@@ -202,7 +203,7 @@ func fixUDP6Checksum(ip []byte, udpOff int) {
 		}
 	}
 	add(ip[8:40])
-	sum += uint32(len(u)) + uint32(layers.IPProtocolUDP)
+	sum += uint32(len(u)) + uint32(gplayers.IPProtocolUDP)
 	add(u)
 	for sum>>16 != 0 {
 		sum = sum&0xFFFF + sum>>16
@@ -217,21 +218,21 @@ func fixUDP6Checksum(ip []byte, udpOff int) {
 // mirror wraps an Ethernet frame in GRE/ERSPAN between the mirror
 // endpoints of w.
 func mirror(inner []byte, w Wrap) ([]byte, error) {
-	gre := &layers.GRE{}
+	gre := &gplayers.GRE{}
 	var hdr gopacket.SerializableLayer
 	switch w.ERSPAN {
 	case 1:
-		gre.Protocol = layers.EthernetTypeERSPAN
+		gre.Protocol = gplayers.EthernetTypeERSPAN
 	case 2:
-		gre.Protocol = layers.EthernetTypeERSPAN
+		gre.Protocol = gplayers.EthernetTypeERSPAN
 		gre.SeqPresent = true
 		gre.Seq = 1
-		hdr = &layers.ERSPANII{Version: 1, SessionID: 7}
+		hdr = &gplayers.ERSPANII{Version: 1, SessionID: 7}
 	case 3:
-		gre.Protocol = layers.EthernetType(0x22EB)
+		gre.Protocol = gplayers.EthernetType(0x22EB)
 		gre.SeqPresent = true
 		gre.Seq = 1
-		hdr = &decode.ERSPAN3{Version: 2, SessionID: 7, HWID: 1}
+		hdr = &layers.ERSPAN3{Version: 2, SessionID: 7, HWID: 1}
 	default:
 		return nil, fmt.Errorf("unknown ERSPAN type %d", w.ERSPAN)
 	}
@@ -239,9 +240,9 @@ func mirror(inner []byte, w Wrap) ([]byte, error) {
 	if !src.IP.IsValid() {
 		src, dst = Host(250), Host(251)
 	}
-	ip := &layers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: layers.IPProtocolGRE,
+	ip := &gplayers.IPv4{Version: 4, IHL: 5, TTL: 64, Protocol: gplayers.IPProtocolGRE,
 		SrcIP: src.IP.AsSlice(), DstIP: dst.IP.AsSlice()}
-	ls := ethernetLayers(src.MAC, dst.MAC, w.MirrorVLAN, false, layers.EthernetTypeIPv4)
+	ls := ethernetLayers(src.MAC, dst.MAC, w.MirrorVLAN, false, gplayers.EthernetTypeIPv4)
 	ls = append(ls, ip, gre)
 	if hdr != nil {
 		ls = append(ls, hdr)
@@ -256,16 +257,16 @@ func mirror(inner []byte, w Wrap) ([]byte, error) {
 
 // PFC returns a PFC frame from src with the class-enable vector and quanta.
 func PFC(src [6]byte, enable uint16, quanta [8]uint16) []byte {
-	return macControl(src, &decode.MACControl{Opcode: decode.MACControlOpcodePFC, ClassEnable: enable, Quanta: quanta})
+	return macControl(src, &layers.MACControl{MACControlFields: decode.MACControlFields{PFCEnable: enable, PFCQuanta: quanta}, Opcode: layers.MACControlOpcodePFC})
 }
 
 // Pause returns an 802.3x PAUSE frame from src.
 func Pause(src [6]byte, quanta uint16) []byte {
-	return macControl(src, &decode.MACControl{Opcode: decode.MACControlOpcodePause, PauseQuanta: quanta})
+	return macControl(src, &layers.MACControl{MACControlFields: decode.MACControlFields{PauseQuanta: quanta}, Opcode: layers.MACControlOpcodePause})
 }
 
-func macControl(src [6]byte, mc *decode.MACControl) []byte {
-	eth := &layers.Ethernet{SrcMAC: src[:], DstMAC: []byte{0x01, 0x80, 0xC2, 0, 0, 1}, EthernetType: layers.EthernetType(0x8808)}
+func macControl(src [6]byte, mc *layers.MACControl) []byte {
+	eth := &gplayers.Ethernet{SrcMAC: src[:], DstMAC: []byte{0x01, 0x80, 0xC2, 0, 0, 1}, EthernetType: gplayers.EthernetType(0x8808)}
 	buf := gopacket.NewSerializeBuffer()
 	if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true}, eth, mc); err != nil {
 		panic(fmt.Sprintf("serializing MAC Control: %v", err)) // fixed-size fields: cannot fail
@@ -274,41 +275,38 @@ func macControl(src [6]byte, mc *decode.MACControl) []byte {
 }
 
 // transportLayers returns the BTH, the extended headers its opcode calls
-// for (in wire order) and the payload, as decode's layers.
+// for (in wire order) and the payload, as decode's gplayers.
 func (r *RoCE) transportLayers() []gopacket.SerializableLayer {
 	h := r.BTH
 	ext := h.Opcode.ExtHeaders()
-	ls := []gopacket.SerializableLayer{&decode.BTH{
-		Opcode: h.Opcode, SE: h.SE, MigReq: h.MigReq, TVer: h.TVer, PKey: h.PKey,
-		FECN: h.FECN, BECN: h.BECN, DestQP: h.DestQP, AckReq: h.AckReq, PSN: h.PSN, Ext: ext,
-	}}
+	ls := []gopacket.SerializableLayer{&layers.BTH{BTHFields: decode.BTHFields{Opcode: h.Opcode, SE: h.SE, MigReq: h.MigReq, TVer: h.TVer, PKey: h.PKey, FECN: h.FECN, BECN: h.BECN, DestQP: h.DestQP, AckReq: h.AckReq, PSN: h.PSN}, Ext: ext}}
 	if ext&decode.ExtXRCETH != 0 {
-		ls = append(ls, &decode.XRCETH{XRCSRQ: r.XRCSRQ})
+		ls = append(ls, &layers.XRCETH{XRCETHFields: decode.XRCETHFields{XRCSRQ: r.XRCSRQ}})
 	}
 	if ext&decode.ExtDETH != 0 {
-		ls = append(ls, &decode.DETH{QKey: r.DETH.QKey, SrcQP: r.DETH.SrcQP})
+		ls = append(ls, &layers.DETH{DETHFields: decode.DETHFields{QKey: r.DETH.QKey, SrcQP: r.DETH.SrcQP}})
 	}
 	if ext&decode.ExtRETH != 0 {
-		ls = append(ls, &decode.RETH{VA: r.RETH.VA, RKey: r.RETH.RKey, DMALen: r.RETH.DMALen})
+		ls = append(ls, &layers.RETH{RETHFields: decode.RETHFields{VA: r.RETH.VA, RKey: r.RETH.RKey, DMALen: r.RETH.DMALen}})
 	}
 	if ext&decode.ExtAETH != 0 {
-		ls = append(ls, &decode.AETH{Syndrome: r.AETH.Syndrome, MSN: r.AETH.MSN})
+		ls = append(ls, &layers.AETH{AETHFields: decode.AETHFields{Syndrome: r.AETH.Syndrome, MSN: r.AETH.MSN}})
 	}
 	if ext&decode.ExtAtomicETH != 0 {
 		a := r.AtomicETH
-		ls = append(ls, &decode.AtomicETH{VA: a.VA, RKey: a.RKey, SwapAdd: a.SwapAdd, Compare: a.Compare})
+		ls = append(ls, &layers.AtomicETH{AtomicETHFields: decode.AtomicETHFields{VA: a.VA, RKey: a.RKey, SwapAdd: a.SwapAdd, Compare: a.Compare}})
 	}
 	if ext&decode.ExtAtomicAckETH != 0 {
-		ls = append(ls, &decode.AtomicAckETH{OrigRemoteData: r.AtomicAckOrig})
+		ls = append(ls, &layers.AtomicAckETH{AtomicAckETHFields: decode.AtomicAckETHFields{AtomicAckOrig: r.AtomicAckOrig}})
 	}
 	if ext&decode.ExtImmDt != 0 {
-		ls = append(ls, &decode.ImmDt{Imm: r.Imm})
+		ls = append(ls, &layers.ImmDt{ImmDtFields: decode.ImmDtFields{Imm: r.Imm}})
 	}
 	if ext&decode.ExtIETH != 0 {
-		ls = append(ls, &decode.IETH{RKey: r.IETHRKey})
+		ls = append(ls, &layers.IETH{IETHFields: decode.IETHFields{IETHRKey: r.IETHRKey}})
 	}
 	if ext&decode.ExtCNP != 0 {
-		ls = append(ls, &decode.CNP{})
+		ls = append(ls, &layers.CNP{})
 	}
 	return append(ls, gopacket.Payload(payloadPattern(r.Payload)))
 }

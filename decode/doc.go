@@ -1,0 +1,68 @@
+// Package decode is rocetrace's fast path: it turns capture records
+// (pcapio.Record) into Packets, plain values holding every header field the
+// analysis reads, and prints them (AppendSummary, AppendTree, AppendJSON).
+// It also holds what describes RoCE traffic everywhere else: the opcode
+// tables (Opcode, Ext), the AETH syndrome, the ICRC (ComputeICRC) and the
+// header field structs (BTHFields, RETHFields, AETHFields, ...). Package
+// layers wraps those same field structs in gopacket layers; decode itself
+// does not use gopacket.
+//
+// # Link types
+//
+// Decoder.Decode understands three link types (pcapio.LinkType):
+//
+//   - LinkTypeEthernet: an Ethernet II frame.
+//   - LinkTypeLinuxSLL: the 16-byte Linux cooked header (v1); its protocol
+//     field is the EtherType, and its address, when 6 bytes long, is the
+//     source MAC.
+//   - LinkTypeLinuxSLL2: the 20-byte Linux cooked header (v2), likewise.
+//
+// For the cooked headers Packet.FrameLen is the length the frame would have
+// with an Ethernet header instead. A record of any other link type (ERF,
+// for instance) decodes to KindOther with only its lengths set.
+//
+// After the link header come up to 8 VLAN tags (TPID 0x8100, 0x88A8 or
+// 0x9100; the outermost one's PCP and VID are kept), then IPv4, IPv6 (its
+// hop-by-hop, routing and destination options headers skipped) or MAC
+// Control (EtherType 0x8808: PFC and PAUSE). An IPv4 fragment keeps its IP
+// fields but not its transport header, and bytes past the IP packet's length
+// (Ethernet padding, FCS) are ignored. A UDP datagram to the RoCE port
+// (Config.RoCEPort, 4791 by default) is RoCEv2: the BTH, the extended
+// headers its opcode calls for, the CM REQ or REP a UD SEND to QP1 carries,
+// and the ICRC, checked when the datagram was captured whole.
+//
+// # Encapsulations
+//
+// Mirrored traffic arrives in GRE (version 0, with or without checksum, key
+// and sequence number fields) as ERSPAN type I (protocol 0x88BE without a
+// sequence number: no ERSPAN header), type II (0x88BE with a sequence
+// number: an 8-byte header), type III (0x22EB: a 12-byte header, 8 more
+// with the O bit) or transparent Ethernet bridging (0x6558). The frame
+// inside is decoded as an Ethernet frame, through at most two levels of
+// encapsulation. A Packet then describes the innermost frame: the outer
+// headers' fields are cleared, and Packet.Encap says how the frame was
+// carried.
+//
+// Decoding never fails. What cannot be decoded leaves Packet.Kind ==
+// KindOther; bytes that contradict themselves (a length beyond the frame, a
+// wrong IP version) set Packet.Malformed and Packet.Problem; a capture cut
+// short (snaplen) sets Packet.Truncated, and headers the cut left out are
+// absent (Packet.Ext lists the extended headers decoded whole).
+//
+// # Who owns the bytes
+//
+// A record's Data belongs to the reader that produced it and is valid only
+// until the reader's next Next. A Packet owns all its data: every field is a
+// value (addresses are netip.Addr, MACs arrays, Problem a constant string),
+// nothing in it points into the record, so a Packet may be kept, copied or
+// handed to another goroutine after the record is gone. Decode and
+// DecodeRecord replace all of the Packet and allocate nothing.
+//
+// The one exception is DecodeRecordDeferICRC: the IP packet it returns, for
+// an ICRC check done later by FinishICRC, aliases rec.Data, so a caller that
+// reads the next record first must check a copy.
+//
+// A Decoder keeps no state between frames, only scratch space, but it is not
+// safe for concurrent use: give each goroutine its own. FinishICRC may run
+// on any Decoder.
+package decode

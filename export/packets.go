@@ -90,6 +90,8 @@ func (w *packetWriter) addFlow(p *decode.Packet, file string, f *flows.Flow) err
 	return w.addRow(p, file, f, "")
 }
 
+// addRow stores the row of p at the current page set's next row, and hands
+// the set to the worker when it is full or ends the row group.
 func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow string) error {
 	if w.err != nil {
 		return w.err
@@ -101,7 +103,7 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	// dictionary lookups wait for a present value.
 	s := w.cur
 	r := s.pages.N & (pageRows - 1)
-	i32, i64 := &s.i32, &s.i64
+	i32, i64, def := &s.i32, &s.i64, &s.def
 	i64[i64Frame][r] = int64(p.Frame)
 	i32[i32File][r] = w.file.index(file)
 	i64[i64TsNs][r] = p.TsNs // and ts
@@ -115,29 +117,6 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 			fs = sl
 		}
 	}
-	w.storeAddrs(s, r, p, fs)
-	w.storeBTH(s, r, p)
-	storeExt(s, r, p)
-	w.storeTail(s, r, p, fs, f, flow)
-
-	s.pages.N++
-	w.rows++
-	w.inGroup++
-	switch {
-	case w.inGroup == w.groupN:
-		return w.send(true)
-	case s.pages.N == pageRows:
-		return w.send(false)
-	}
-	return nil
-}
-
-// storeAddrs stores row r's Ethernet, VLAN, IP and UDP columns, the
-// addresses' dictionary indexes from the flow's slot fs when they are the
-// flow's previous row's.
-func (w *packetWriter) storeAddrs(s *pageSet, r int, p *decode.Packet, fs *flowSlot) {
-	r &= pageRows - 1
-	i32, def := &s.i32, &s.def
 	def[dSrcMAC][r] = b2u(p.HasMAC)
 	if p.HasMAC {
 		i32[i32SrcMAC][r] = macIndex(&w.srcMAC, p.SrcMAC, &fs.srcMAC, &fs.iSrcMAC)
@@ -167,14 +146,9 @@ func (w *packetWriter) storeAddrs(s *pageSet, r int, p *decode.Packet, fs *flowS
 	def[dUDP][r] = b2u(p.HasUDP)
 	i32[i32UDPSport][r] = int32(p.SrcPort)
 	i32[i32UDPDport][r] = int32(p.DstPort)
-}
 
-// storeBTH stores row r's BTH columns and icrc_status, and the flags.
-func (w *packetWriter) storeBTH(s *pageSet, r int, p *decode.Packet) {
-	r &= pageRows - 1
-	i32 := &s.i32
 	h := p.HasBTH
-	s.def[dBTH][r] = b2u(h) // the BTH columns and icrc_status
+	def[dBTH][r] = b2u(h) // the BTH columns and icrc_status
 	b := &p.BTH
 	op := uint8(b.Opcode)
 	if h {
@@ -196,11 +170,26 @@ func (w *packetWriter) storeBTH(s *pageSet, r int, p *decode.Packet) {
 	bl[bAckReq][r] = b2u(b.AckReq)
 	bl[bTruncated][r] = b2u(p.Truncated)
 	bl[bMalformed][r] = b2u(p.Malformed)
+	w.storeRest(s, r, p, fs, f, flow)
+
+	s.pages.N++
+	w.rows++
+	w.inGroup++
+	switch {
+	case w.inGroup == w.groupN:
+		return w.send(true)
+	case s.pages.N == pageRows:
+		return w.send(false)
+	}
+	return nil
 }
 
-// storeExt stores row r's extended transport header columns.
-func storeExt(s *pageSet, r int, p *decode.Packet) {
-	r &= pageRows - 1
+// storeRest stores row r's extended transport header, PFC, PAUSE, flow,
+// encapsulation and CM columns (addRow's second half). The flow is fs's
+// if it is not the slot of the rows without a flow, else f or the id
+// flow ("" and nil: null).
+func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet, fs *flowSlot, f *flows.Flow, flow string) {
+	r &= pageRows - 1 // bounds checks eliminated
 	i32, i64, def := &s.i32, &s.i64, &s.def
 	ext := p.Ext
 	def[dRETH][r] = b2u(ext&decode.ExtRETH != 0)
@@ -234,14 +223,7 @@ func storeExt(s *pageSet, r int, p *decode.Packet) {
 	i32[i32PayloadLen][r] = int32(p.PayloadLen)
 	def[dICRC][r] = b2u(p.HasBTH && p.ICRCStatus != decode.ICRCUnchecked)
 	i32[i32ICRC][r] = int32(p.ICRC)
-}
 
-// storeTail stores row r's PFC, PAUSE, flow, encapsulation and CM
-// columns. The flow is fs's if it is not the rows without a flow', else f
-// or the id flow ("" and nil: null).
-func (w *packetWriter) storeTail(s *pageSet, r int, p *decode.Packet, fs *flowSlot, f *flows.Flow, flow string) {
-	r &= pageRows - 1
-	i32, def := &s.i32, &s.def
 	pfc := p.Kind == decode.KindPFC
 	def[dPFC][r] = b2u(pfc) // pfc_enable and pfc_quanta
 	if pfc {

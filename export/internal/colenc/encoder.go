@@ -45,6 +45,7 @@ type Encoder struct {
 	runs                           [][]run  // runs of present rows (runsOf), by plane
 	runsDone                       []bool
 	qdef, qrep                     []uint8 // the list column's levels
+	listDef, listRep               []uint8 // the levels of a present row of the list column
 	hbuf                           bytes.Buffer
 	henc                           *thrift.Encoder
 	dictIdx                        rle.Encoding // dictionary indexes, after their bit width

@@ -144,14 +144,16 @@ func (e *Encoder) listData(s *Pages, spec *colSpec) colData {
 		c.def, c.rep, c.numValues, c.i32 = q, r, rows, s.List
 		return c
 	}
+	if len(e.listRep) != spec.list {
+		e.listDef, e.listRep = make([]uint8, spec.list), make([]uint8, spec.list)
+		for i := range spec.list {
+			e.listDef[i], e.listRep[i] = 2, min(uint8(i), 1)
+		}
+	}
 	for _, d := range s.def[spec.def][:rows] {
 		if d != 0 {
-			q = append(q, 2)
-			r = append(r, 0)
-			for range spec.list - 1 {
-				q = append(q, 2)
-				r = append(r, 1)
-			}
+			q = append(q, e.listDef...)
+			r = append(r, e.listRep...)
 		} else {
 			q = append(q, 0)
 			r = append(r, 0)

@@ -162,15 +162,18 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	i32[i32PKey][r] = int32(b.PKey)
 	i32[i32DstQPN][r] = int32(b.DestQP)
 	i32[i32PSN][r] = int32(b.PSN)
-	bl := &s.b
-	bl[bSE][r] = b2u(b.SE)
-	bl[bMigReq][r] = b2u(b.MigReq)
-	bl[bFECN][r] = b2u(b.FECN)
-	bl[bBECN][r] = b2u(b.BECN)
-	bl[bAckReq][r] = b2u(b.AckReq)
-	bl[bTruncated][r] = b2u(p.Truncated)
-	bl[bMalformed][r] = b2u(p.Malformed)
-	w.storeRest(s, r, p, fs, f, flow)
+	def[dFlow][r] = 1
+	switch {
+	case fs != &w.noFlow:
+		i32[i32Flow][r] = fs.idx
+	case f != nil:
+		i32[i32Flow][r] = w.flow.index(f.ID())
+	case flow != "":
+		i32[i32Flow][r] = w.flow.index(flow)
+	default:
+		def[dFlow][r] = 0
+	}
+	w.storeRest(s, r, p)
 
 	s.pages.N++
 	w.rows++
@@ -184,13 +187,19 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	return nil
 }
 
-// storeRest stores row r's extended transport header, PFC, PAUSE, flow,
-// encapsulation and CM columns (addRow's second half). The flow is fs's
-// if it is not the slot of the rows without a flow, else f or the id
-// flow ("" and nil: null).
-func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet, fs *flowSlot, f *flows.Flow, flow string) {
+// storeRest stores row r's flags, extended transport header, PFC, PAUSE,
+// encapsulation and CM columns: addRow's second half.
+func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet) {
 	r &= pageRows - 1 // bounds checks eliminated
 	i32, i64, def := &s.i32, &s.i64, &s.def
+	b, bl := &p.BTH, &s.b
+	bl[bSE][r] = b2u(b.SE)
+	bl[bMigReq][r] = b2u(b.MigReq)
+	bl[bFECN][r] = b2u(b.FECN)
+	bl[bBECN][r] = b2u(b.BECN)
+	bl[bAckReq][r] = b2u(b.AckReq)
+	bl[bTruncated][r] = b2u(p.Truncated)
+	bl[bMalformed][r] = b2u(p.Malformed)
 	ext := p.Ext
 	def[dRETH][r] = b2u(ext&decode.ExtRETH != 0)
 	i64[i64RETHVA][r] = int64(p.RETH.VA)
@@ -235,17 +244,6 @@ func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet, fs *flowSl
 	def[dPause][r] = b2u(p.Kind == decode.KindPause)
 	if p.Kind == decode.KindPause {
 		i32[i32PauseQuanta][r] = int32(p.PauseQuanta)
-	}
-	def[dFlow][r] = 1
-	switch {
-	case fs != &w.noFlow:
-		i32[i32Flow][r] = fs.idx
-	case f != nil:
-		i32[i32Flow][r] = w.flow.index(f.ID())
-	case flow != "":
-		i32[i32Flow][r] = w.flow.index(flow)
-	default:
-		def[dFlow][r] = 0
 	}
 	def[dEncap][r] = b2u(p.Encap != decode.EncapNone)
 	if p.Encap != decode.EncapNone {

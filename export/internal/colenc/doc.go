@@ -15,7 +15,8 @@
 //
 //	layout.go   column declarations and the schema (Column, Layout)
 //	pages.go    the planes a page's rows are stored in (Pages), compaction
-//	page.go     page encoding: levels, values, codec
+//	encoder.go  the Encoder: from Pages to a page per column
+//	page.go     page encoding: levels, values, the zstd codec of the pages
 //	stats.go    statistics: min and max of pages, string ranks
 //	chunk.go    column chunks, dictionary pages, page indexes
 //	footer.go   the file metadata and trailer

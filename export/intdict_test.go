@@ -288,8 +288,8 @@ const { DuckDBInstance } = require(process.argv[2]);
 // col returns the leaf column index of the column declared as name in
 // packetColumns.
 func col(name string) int {
-	for i := range packetColumns {
-		if packetColumns[i].Name == name {
+	for i, c := range packetColumns() {
+		if c.Name == name {
 			return i
 		}
 	}

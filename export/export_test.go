@@ -273,28 +273,35 @@ func TestAddAllocs(t *testing.T) {
 	}
 }
 
-// TestPacketColumnIndexes checks the column constants against the schema.
+// TestPacketColumnIndexes checks the column declarations against the
+// schema: one per leaf column, in schema order, each under its field.
 func TestPacketColumnIndexes(t *testing.T) {
 	s := parquet.SchemaOf(new(PacketRow))
-	if got := len(s.Columns()); got != numPacketColumns {
-		t.Fatalf("%d leaf columns, numPacketColumns = %d", got, numPacketColumns)
+	decls := packetColumns()
+	if got := len(s.Columns()); got != len(decls) {
+		t.Fatalf("%d leaf columns, %d declared", got, len(decls))
 	}
-	for name, c := range map[string]int{
-		"frame": colFrame, "ts": colTs, "kind": colKind, "psn": colPSN, "icrc_status": colICRCStatus,
-		"pause_quanta": colPauseQuanta, "flow": colFlow, "encap": colEncap, "atomic_ack_orig": colAtomicAckOrig,
-	} {
-		leaf, ok := s.Lookup(name)
-		if !ok || leaf.ColumnIndex != c {
-			t.Errorf("%s: column %d, constant %d", name, leaf.ColumnIndex, c)
+	for i, path := range s.Columns() {
+		if decls[i].Name != path[0] {
+			t.Errorf("leaf %d: %v, declared %q", i, path, decls[i].Name)
 		}
 	}
-	if leaf, _ := s.Lookup("pfc_quanta", "list", "element"); leaf.ColumnIndex != colPFCQuanta {
-		t.Errorf("pfc_quanta: column %d, constant %d", leaf.ColumnIndex, colPFCQuanta)
+	for _, name := range []string{"frame", "ts", "kind", "psn", "icrc_status", "pause_quanta", "flow", "encap", "atomic_ack_orig"} {
+		leaf, ok := s.Lookup(name)
+		if c := col(name); !ok || leaf.ColumnIndex != c {
+			t.Errorf("%s: column %d, declared %d", name, leaf.ColumnIndex, c)
+		}
+	}
+	if leaf, _ := s.Lookup("pfc_quanta", "list", "element"); leaf.ColumnIndex != col("pfc_quanta") {
+		t.Errorf("pfc_quanta: column %d, declared %d", leaf.ColumnIndex, col("pfc_quanta"))
 	}
 	for i, f := range s.Fields() {
 		if leaf, ok := s.Lookup(f.Name()); ok && leaf.ColumnIndex != i {
 			t.Errorf("%s: column %d, field %d", f.Name(), leaf.ColumnIndex, i)
 		}
+	}
+	if _, err := packetLayout(); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/export/internal/colenc"
 )
 
 // roceTemplate returns a captured RoCE row with a UDP header, a BTH and a
@@ -131,21 +132,21 @@ func TestIntDictionaryEncoding(t *testing.T) {
 			if page == 1 {
 				// More values than a dictionary holds; a QPN out of
 				// the lookup table's domain.
-				p.SrcPort = uint16(1000 + i%(2*intDictMax))
+				p.SrcPort = uint16(1000 + i%(2*colenc.IntDictMax))
 				if i%pageRows == 7 {
 					p.BTH.DestQP = 0x123456
 				}
 			}
 		}, []chunkWant{
-			{colUDPSport, 0, []format.Encoding{rld, fb, fb, fb}, 4},
-			{colDstQPN, 0, []format.Encoding{rld, fb, fb, fb}, 3},
-			{colLen, 0, []format.Encoding{rld, rld, rld, rld}, 5},
-			{colDSCP, 0, []format.Encoding{rld, rld, rld, rld}, 1},
+			{col("udp_sport"), 0, []format.Encoding{rld, fb, fb, fb}, 4},
+			{col("dst_qpn"), 0, []format.Encoding{rld, fb, fb, fb}, 3},
+			{col("len"), 0, []format.Encoding{rld, rld, rld, rld}, 5},
+			{col("dscp"), 0, []format.Encoding{rld, rld, rld, rld}, 1},
 		}},
 		{"falls back on the first page", pageRows + 5, pageRows + 5, func(i int, p *decode.Packet) {
 			p.SrcPort = uint16(i)
 		}, []chunkWant{
-			{colUDPSport, 0, []format.Encoding{fb, fb}, -1},
+			{col("udp_sport"), 0, []format.Encoding{fb, fb}, -1},
 		}},
 		{"all-null pages", 3 * pageRows, 4 * pageRows, func(i int, p *decode.Packet) {
 			page := i / pageRows
@@ -155,9 +156,9 @@ func TestIntDictionaryEncoding(t *testing.T) {
 			}
 			p.HasPayloadLen = false // null in every page
 		}, []chunkWant{
-			{colVLANID, 0, []format.Encoding{rld, rld, rld}, 2},
-			{colVLANPCP, 0, []format.Encoding{rld, rld, rld}, 1},
-			{colPayloadLen, 0, []format.Encoding{rld, rld, rld}, 0},
+			{col("vlan_id"), 0, []format.Encoding{rld, rld, rld}, 2},
+			{col("vlan_pcp"), 0, []format.Encoding{rld, rld, rld}, 1},
+			{col("payload_len"), 0, []format.Encoding{rld, rld, rld}, 0},
 		}},
 		{"several row groups", 2*pageRows + 300, pageRows - 100, func(i int, p *decode.Packet) {
 			p.SrcPort = uint16(50000 + i%7)
@@ -166,10 +167,10 @@ func TestIntDictionaryEncoding(t *testing.T) {
 			}
 			p.CapLen = 128 - i%2
 		}, []chunkWant{
-			{colUDPSport, 0, []format.Encoding{rld}, 7},
-			{colUDPSport, 1, []format.Encoding{fb}, -1},
-			{colUDPSport, 2, []format.Encoding{rld}, 7},
-			{colCapLen, 1, []format.Encoding{rld}, 2},
+			{col("udp_sport"), 0, []format.Encoding{rld}, 7},
+			{col("udp_sport"), 1, []format.Encoding{fb}, -1},
+			{col("udp_sport"), 2, []format.Encoding{rld}, 7},
+			{col("caplen"), 1, []format.Encoding{rld}, 2},
 		}},
 	}
 	for _, tc := range cases {
@@ -206,7 +207,7 @@ func TestIntDictionaryEncoding(t *testing.T) {
 			}
 			for g := range f.Metadata().RowGroups {
 				first := g * tc.groupRows
-				for _, c := range intDictColumns {
+				for _, c := range intDictColumns(t) {
 					checkPageStats(t, f, g, c, objs[first:min(first+tc.groupRows, len(objs))])
 				}
 			}
@@ -240,8 +241,9 @@ func checkDuckDB(t *testing.T, data []byte, objs []map[string]any) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	names := make([]string, len(intDictColumns))
-	for i, c := range intDictColumns {
+	dictCols := intDictColumns(t)
+	names := make([]string, len(dictCols))
+	for i, c := range dictCols {
 		names[i] = packetFields[c].Name()
 	}
 	script := `
@@ -281,4 +283,34 @@ const { DuckDBInstance } = require(process.argv[2]);
 			}
 		}
 	}
+}
+
+// col returns the leaf column index of the column declared as name in
+// packetColumns.
+func col(name string) int {
+	for i, c := range packetColumns() {
+		if c.Name == name {
+			return i
+		}
+	}
+	panic("no packet column " + name)
+}
+
+// intDictColumns returns the leaf columns declared IntDict.
+func intDictColumns(t testing.TB) []int {
+	t.Helper()
+	l, err := packetLayout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []int
+	for i := range l.NumColumns() {
+		if l.IntDict(i) {
+			cols = append(cols, i)
+		}
+	}
+	if len(cols) == 0 {
+		t.Fatal("no integer dictionary column")
+	}
+	return cols
 }

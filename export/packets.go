@@ -4,95 +4,27 @@ import (
 	"io"
 	"net/netip"
 	"slices"
-	"unsafe"
 
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/export/internal/colenc"
 	"github.com/rocetrace/rocetrace/flows"
 )
 
-// Leaf columns of packets.parquet, in schema order (the order of PacketRow's
-// fields; pfc_quanta is one leaf, its list element). TestPacketColumnIndexes
-// checks them against the schema.
-const (
-	colFrame = iota
-	colFile
-	colTsNs
-	colTs
-	colLen
-	colCapLen
-	colKind
-	colSrcMAC
-	colDstMAC
-	colVLANID
-	colVLANPCP
-	colSrcIP
-	colDstIP
-	colDSCP
-	colECN
-	colTTL
-	colUDPSport
-	colUDPDport
-	colOpcode
-	colOpcodeName
-	colTransport
-	colSE
-	colMigReq
-	colPad
-	colTVer
-	colPKey
-	colFECN
-	colBECN
-	colDstQPN
-	colAckReq
-	colPSN
-	colRETHVA
-	colRETHRKey
-	colRETHLen
-	colAETHSyndrome
-	colAETHMSN
-	colDETHQKey
-	colDETHSrcQPN
-	colImm
-	colIETHRKey
-	colXRCSRQ
-	colAtomicVA
-	colAtomicRKey
-	colAtomicSwapAdd
-	colAtomicCompare
-	colAtomicAckOrig
-	colPayloadLen
-	colICRC
-	colICRCStatus
-	colPFCEnable
-	colPFCQuanta
-	colPauseQuanta
-	colFlow
-	colTruncated
-	colMalformed
-	colEncap
-	colCMAttr
-	colCMLocalCommID
-	colCMRemoteCommID
-	colCMLocalQPN
-	numPacketColumns
-)
-
-// packetWriter writes packets.parquet with the columnar writer of
-// colwriter.go: each frame stores one typed value per column (eight for a
-// PFC frame's pfc_quanta) and one definition level per group of columns
-// null together at its row of the current pageSet's planes; a full pageSet
-// goes to the worker goroutine, which encodes and compresses it while the
-// next one fills. String columns are
+// packetWriter writes packets.parquet with the columnar writer of package
+// colenc: each frame stores one typed value per column (eight for a PFC
+// frame's pfc_quanta) and one definition level per group of columns null
+// together at its row of the current pageSet's planes (packetColumns says
+// which); a full pageSet goes to the worker goroutine, which encodes and
+// compresses it while the next one fills. String columns are
 // dictionary-encoded with a dictionary per row group whose indexes come
 // from the enum codes (kind, opcode_name, transport, icrc_status, encap),
 // the binary MAC and IP addresses, the flow's pointer or the file name, so
 // that no string is hashed or formatted for a value already seen. Nothing
 // is allocated per row.
 type packetWriter struct {
-	layout  *packetLayout
-	pipe    *pipeline
+	pipe    *colenc.Pipeline[*pageSet]
 	cur     *pageSet
 	inGroup int64 // rows in the current row group, cur included
 	groupN  int64 // rows per row group
@@ -114,22 +46,22 @@ func newPacketWriter(w io.Writer, opts WriterOptions) (*packetWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := packetLayoutOnce()
+	l, err := packetLayout()
 	if err != nil {
 		return nil, err
 	}
-	pw := &packetWriter{layout: l, groupN: opts.RowGroupRows, kv: make(map[string]string)}
+	pw := &packetWriter{groupN: opts.RowGroupRows, kv: make(map[string]string)}
 	if pw.groupN <= 0 {
 		pw.groupN = DefaultRowGroupRows
 	}
 	for k, v := range opts.Metadata {
 		pw.kv[k] = v
 	}
-	enc := newColEncoder(w, l, codec)
-	if err := enc.write([]byte("PAR1")); err != nil {
+	enc, err := colenc.NewEncoder(w, l, codec)
+	if err != nil {
 		return nil, err
 	}
-	pw.pipe, pw.cur = startPipeline(enc)
+	pw.pipe, pw.cur = colenc.StartPipeline(enc, newPageSet)
 	pw.resetDicts()
 	return pw, nil
 }
@@ -158,6 +90,8 @@ func (w *packetWriter) addFlow(p *decode.Packet, file string, f *flows.Flow) err
 	return w.addRow(p, file, f, "")
 }
 
+// addRow stores the row of p at the current page set's next row, and hands
+// the set to the worker when it is full or ends the row group.
 func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow string) error {
 	if w.err != nil {
 		return w.err
@@ -168,7 +102,7 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	// worker drops them), so most fields are stored without a branch; only
 	// dictionary lookups wait for a present value.
 	s := w.cur
-	r := s.n & (pageRows - 1)
+	r := s.pages.N & (pageRows - 1)
 	i32, i64, def := &s.i32, &s.i64, &s.def
 	i64[i64Frame][r] = int64(p.Frame)
 	i32[i32File][r] = w.file.index(file)
@@ -228,7 +162,37 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	i32[i32PKey][r] = int32(b.PKey)
 	i32[i32DstQPN][r] = int32(b.DestQP)
 	i32[i32PSN][r] = int32(b.PSN)
-	bl := &s.b
+	def[dFlow][r] = 1
+	switch {
+	case fs != &w.noFlow:
+		i32[i32Flow][r] = fs.idx
+	case f != nil:
+		i32[i32Flow][r] = w.flow.index(f.ID())
+	case flow != "":
+		i32[i32Flow][r] = w.flow.index(flow)
+	default:
+		def[dFlow][r] = 0
+	}
+	w.storeRest(s, r, p)
+
+	s.pages.N++
+	w.rows++
+	w.inGroup++
+	switch {
+	case w.inGroup == w.groupN:
+		return w.send(true)
+	case s.pages.N == pageRows:
+		return w.send(false)
+	}
+	return nil
+}
+
+// storeRest stores row r's flags, extended transport header, PFC, PAUSE,
+// encapsulation and CM columns: addRow's second half.
+func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet) {
+	r &= pageRows - 1 // bounds checks eliminated
+	i32, i64, def := &s.i32, &s.i64, &s.def
+	b, bl := &p.BTH, &s.b
 	bl[bSE][r] = b2u(b.SE)
 	bl[bMigReq][r] = b2u(b.MigReq)
 	bl[bFECN][r] = b2u(b.FECN)
@@ -236,7 +200,6 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	bl[bAckReq][r] = b2u(b.AckReq)
 	bl[bTruncated][r] = b2u(p.Truncated)
 	bl[bMalformed][r] = b2u(p.Malformed)
-
 	ext := p.Ext
 	def[dRETH][r] = b2u(ext&decode.ExtRETH != 0)
 	i64[i64RETHVA][r] = int64(p.RETH.VA)
@@ -265,10 +228,9 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 		i64[i64AtomicCompare][r] = int64(p.AtomicETH.Compare)
 		i64[i64AtomicAckOrig][r] = int64(p.AtomicAckOrig)
 	}
-
-	def[dPayloadLen][r] = b2u(h && p.HasPayloadLen)
+	def[dPayloadLen][r] = b2u(p.HasBTH && p.HasPayloadLen)
 	i32[i32PayloadLen][r] = int32(p.PayloadLen)
-	def[dICRC][r] = b2u(h && p.ICRCStatus != decode.ICRCUnchecked)
+	def[dICRC][r] = b2u(p.HasBTH && p.ICRCStatus != decode.ICRCUnchecked)
 	i32[i32ICRC][r] = int32(p.ICRC)
 
 	pfc := p.Kind == decode.KindPFC
@@ -276,23 +238,12 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	if pfc {
 		i32[i32PFCEnable][r] = int32(p.PFCEnable)
 		for _, x := range p.PFCQuanta {
-			s.pfcQuanta = append(s.pfcQuanta, int32(x))
+			s.pages.List = append(s.pages.List, int32(x))
 		}
 	}
 	def[dPause][r] = b2u(p.Kind == decode.KindPause)
 	if p.Kind == decode.KindPause {
 		i32[i32PauseQuanta][r] = int32(p.PauseQuanta)
-	}
-	def[dFlow][r] = 1
-	switch {
-	case fs != &w.noFlow:
-		i32[i32Flow][r] = fs.idx
-	case f != nil:
-		i32[i32Flow][r] = w.flow.index(f.ID())
-	case flow != "":
-		i32[i32Flow][r] = w.flow.index(flow)
-	default:
-		def[dFlow][r] = 0
 	}
 	def[dEncap][r] = b2u(p.Encap != decode.EncapNone)
 	if p.Encap != decode.EncapNone {
@@ -305,17 +256,6 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 		i32[i32CMRemoteCommID][r] = int32(p.CM.RemoteCommID)
 		i32[i32CMLocalQPN][r] = int32(p.CM.LocalQPN)
 	}
-
-	s.n++
-	w.rows++
-	w.inGroup++
-	switch {
-	case w.inGroup == w.groupN:
-		return w.send(true)
-	case s.n == pageRows:
-		return w.send(false)
-	}
-	return nil
 }
 
 // macIndex returns the dictionary index of a MAC address, from a flow's
@@ -343,17 +283,17 @@ func addrIndex(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
 // dictionaries, which start afresh if the set ends the group.
 func (w *packetWriter) send(endGroup bool) error {
 	s := w.cur
-	s.endGroup = endGroup
-	d := &s.dicts
-	d[colFile], d[colKind], d[colOpcodeName], d[colTransport] = w.file.vals, w.kind.vals, w.opName.vals, w.transport.vals
-	d[colICRCStatus], d[colEncap], d[colFlow] = w.status.vals, w.encap.vals, w.flow.vals
-	d[colSrcMAC], d[colDstMAC], d[colSrcIP], d[colDstIP] = w.srcMAC.vals, w.dstMAC.vals, w.srcIP.vals, w.dstIP.vals
+	s.pages.EndGroup = endGroup
+	d := s.pages.Dicts // by the string columns' slots
+	d[i32File], d[i32Kind], d[i32OpcodeName], d[i32Transport] = w.file.vals, w.kind.vals, w.opName.vals, w.transport.vals
+	d[i32ICRCStatus], d[i32Encap], d[i32Flow] = w.status.vals, w.encap.vals, w.flow.vals
+	d[i32SrcMAC], d[i32DstMAC], d[i32SrcIP], d[i32DstIP] = w.srcMAC.vals, w.dstMAC.vals, w.srcIP.vals, w.dstIP.vals
 	if endGroup {
 		w.inGroup = 0
 		w.resetDicts()
 	}
 	var err error
-	if w.cur, err = w.pipe.send(s); err != nil {
+	if w.cur, err = w.pipe.Send(s); err != nil {
 		w.err = err
 	}
 	return err
@@ -385,7 +325,7 @@ func (w *packetWriter) Close() error {
 			return err
 		}
 	}
-	if err := w.pipe.stop(); err != nil {
+	if err := w.pipe.Stop(); err != nil {
 		w.err = err
 		return err
 	}
@@ -398,7 +338,7 @@ func (w *packetWriter) Close() error {
 	for i, k := range keys {
 		kv[i] = format.KeyValue{Key: k, Value: w.kv[k]}
 	}
-	if err := w.pipe.enc.writeFooter(kv); err != nil {
+	if err := w.pipe.Encoder().WriteFooter(kv); err != nil {
 		w.err = err
 		return err
 	}
@@ -411,10 +351,7 @@ func (w *packetWriter) Close() error {
 func (w *packetWriter) release() {
 	w.cur = nil
 	if w.pipe != nil {
-		w.pipe.enc = nil
-		for len(w.pipe.free) > 0 {
-			<-w.pipe.free
-		}
+		w.pipe.Release()
 	}
 	w.file, w.srcMAC, w.dstMAC, w.srcIP, w.dstIP, w.flow = lastDict{}, macDict{}, macDict{}, addrDict{}, addrDict{}, flowDict{}
 }
@@ -422,7 +359,7 @@ func (w *packetWriter) release() {
 // abort stops the worker without completing the file. It is safe to call
 // more than once and after Close.
 func (w *packetWriter) abort() {
-	_ = w.pipe.stop()
+	_ = w.pipe.Stop()
 	if w.err == nil {
 		w.err = errClosed
 	}
@@ -430,243 +367,3 @@ func (w *packetWriter) abort() {
 
 // Rows returns the number of rows added.
 func (w *packetWriter) Rows() int64 { return w.rows }
-
-// enumDict is the dictionary of a string column whose values are the names
-// of an 8-bit enum: the code is the key, an array lookup.
-type enumDict struct {
-	slot [256]int32 // index+1; 0: not in the dictionary yet
-	vals []string
-}
-
-func (d *enumDict) index(code uint8, names *[256]string) int32 {
-	if s := d.slot[code]; s != 0 {
-		return s - 1
-	}
-	d.vals = append(d.vals, names[code])
-	d.slot[code] = int32(len(d.vals))
-	return int32(len(d.vals) - 1)
-}
-
-func (d *enumDict) reset() { d.slot, d.vals = [256]int32{}, nil }
-
-// lastDict is the dictionary of the file column: the name is nearly always
-// the previous one, compared by pointer first.
-type lastDict struct {
-	last  string
-	lastI int32
-	m     map[string]int32
-	vals  []string
-}
-
-func (d *lastDict) index(s string) int32 {
-	if len(s) == len(d.last) && (unsafe.StringData(s) == unsafe.StringData(d.last) || s == d.last) && len(d.vals) > 0 {
-		return d.lastI
-	}
-	i, ok := d.m[s]
-	if !ok {
-		i = int32(len(d.vals))
-		d.vals = append(d.vals, s)
-		d.m[s] = i
-	}
-	d.last, d.lastI = s, i
-	return i
-}
-
-func (d *lastDict) reset() {
-	d.last, d.lastI, d.vals = "", 0, nil
-	if d.m == nil {
-		d.m = make(map[string]int32)
-	}
-	clear(d.m)
-}
-
-// maxInterned bounds the address texts kept for the whole file.
-const maxInterned = 1 << 16
-
-// Direct-mapped caches in front of the address dictionaries' maps: an
-// entry is valid when its gen is the dictionary's (a new row group bumps
-// gen), and a miss goes to the map and takes the slot.
-const cacheBits = 10
-
-func cacheSlot(x uint64) uint64 { return (x * 0x9E3779B97F4A7C15) >> (64 - cacheBits) }
-
-// macDict is the dictionary of a MAC address column, keyed by the address.
-type macDict struct {
-	cache [1 << cacheBits]struct {
-		key uint64
-		idx int32
-		gen uint32
-	}
-	gen   uint32
-	m     map[[6]byte]int32
-	vals  []string
-	texts map[[6]byte]string
-	buf   []byte
-}
-
-func (d *macDict) index(mac [6]byte) int32 {
-	key := uint64(mac[0]) | uint64(mac[1])<<8 | uint64(mac[2])<<16 | uint64(mac[3])<<24 | uint64(mac[4])<<32 | uint64(mac[5])<<40
-	e := &d.cache[cacheSlot(key)]
-	if e.gen == d.gen && e.key == key {
-		return e.idx
-	}
-	i, ok := d.m[mac]
-	if !ok {
-		i = int32(len(d.vals))
-		d.vals = append(d.vals, d.text(mac))
-		d.m[mac] = i
-	}
-	e.key, e.idx, e.gen = key, i, d.gen
-	return i
-}
-
-// text returns the text of mac, formatted once per file (up to
-// maxInterned addresses), not once per row group.
-func (d *macDict) text(mac [6]byte) string {
-	if s, ok := d.texts[mac]; ok {
-		return s
-	}
-	d.buf = decode.AppendMAC(d.buf[:0], mac)
-	s := string(d.buf)
-	if d.texts == nil {
-		d.texts = make(map[[6]byte]string)
-	}
-	if len(d.texts) < maxInterned {
-		d.texts[mac] = s
-	}
-	return s
-}
-
-func (d *macDict) reset() {
-	d.vals = nil
-	d.gen++
-	if d.m == nil {
-		d.m = make(map[[6]byte]int32)
-	}
-	clear(d.m)
-}
-
-// addrDict is the dictionary of an IP address column, keyed by the
-// address; the text of an address is formatted once per row group.
-type addrDict struct {
-	cache [1 << cacheBits]struct {
-		key netip.Addr
-		idx int32
-		gen uint32
-	}
-	gen   uint32
-	m     map[netip.Addr]int32
-	vals  []string
-	texts map[netip.Addr]string // formatted once per file (up to maxInterned)
-}
-
-func (d *addrDict) index(a netip.Addr) int32 {
-	b := a.As16()
-	lo := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 | uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
-	hi := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-	e := &d.cache[cacheSlot(lo^hi*31)]
-	if e.gen == d.gen && e.key == a {
-		return e.idx
-	}
-	i, ok := d.m[a]
-	if !ok {
-		s, ok := d.texts[a]
-		if !ok {
-			s = a.String()
-			if d.texts == nil {
-				d.texts = make(map[netip.Addr]string)
-			}
-			if len(d.texts) < maxInterned {
-				d.texts[a] = s
-			}
-		}
-		i = int32(len(d.vals))
-		d.vals = append(d.vals, s)
-		d.m[a] = i
-	}
-	e.key, e.idx, e.gen = a, i, d.gen
-	return i
-}
-
-func (d *addrDict) reset() {
-	d.vals = nil
-	d.gen++
-	if d.m == nil {
-		d.m = make(map[netip.Addr]int32)
-	}
-	clear(d.m)
-}
-
-// flowDict is the dictionary of the flow column, keyed by the flow's
-// first-seen index (Export.Packet: an array lookup) or by its id (add).
-type flowDict struct {
-	slot []flowSlot // by flows.Flow.Index
-	gen  uint32
-	byID map[string]int32
-	vals []string
-}
-
-// flowSlot is what a flow's previous row looked up: its flow dictionary
-// index and, for each address column, the address and its index. A
-// flow's frames nearly always carry the same addresses, so a row of a
-// known flow costs comparisons, not hashing.
-type flowSlot struct {
-	idx              int32
-	gen              uint32
-	srcIP, dstIP     netip.Addr
-	srcMAC, dstMAC   [6]byte
-	iSrcIP, iDstIP   int32 // -1: not looked up yet
-	iSrcMAC, iDstMAC int32
-}
-
-// slotOf returns the flowSlot of f for the current row group, or nil.
-func (d *flowDict) slotOf(f *flows.Flow) *flowSlot {
-	n := f.Index()
-	if n < 0 {
-		return nil
-	}
-	if n >= len(d.slot) {
-		m := max(n+1, 2*len(d.slot))
-		d.slot = slices.Grow(d.slot, m-len(d.slot))[:m]
-	}
-	s := &d.slot[n]
-	if s.gen != d.gen {
-		*s = flowSlot{idx: d.index(f.ID()), gen: d.gen, iSrcIP: -1, iDstIP: -1, iSrcMAC: -1, iDstMAC: -1}
-	}
-	return s
-}
-
-func (d *flowDict) index(id string) int32 {
-	if i, ok := d.byID[id]; ok {
-		return i
-	}
-	i := int32(len(d.vals))
-	d.vals = append(d.vals, id)
-	d.byID[id] = i
-	return i
-}
-
-func (d *flowDict) reset() {
-	d.vals = nil
-	d.gen++
-	if d.byID == nil {
-		d.byID = make(map[string]int32)
-	}
-	clear(d.byID)
-}
-
-// Names of the enum codes, computed once so that unknown values (whose
-// String allocates) cost nothing per packet.
-var (
-	kindNames          = enumNames(func(i int) string { return decode.Kind(i).String() })
-	icrcNames          = enumNames(func(i int) string { return decode.ICRCStatus(i).String() })
-	encapNames         = enumNames(func(i int) string { return decode.Encap(i).String() })
-	transportCodeNames = enumNames(func(i int) string { return decode.Transport(i).String() })
-)
-
-func enumNames(name func(int) string) (a [256]string) {
-	for i := range a {
-		a[i] = name(i)
-	}
-	return a
-}

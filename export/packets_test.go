@@ -8,9 +8,6 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"reflect"
-	"runtime"
-	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -157,7 +154,7 @@ func checkRows(t *testing.T, data []byte, r *testRows, groupRows int, readBack b
 func checkGroupStats(t *testing.T, f *parquet.File, g int, objs []map[string]any) {
 	n := len(objs)
 	t.Helper()
-	l, err := packetLayoutOnce()
+	l, err := packetLayout()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,9 +163,9 @@ func checkGroupStats(t *testing.T, f *parquet.File, g int, objs []map[string]any
 	for c := range rg.Columns {
 		cc := &rg.Columns[c]
 		md := &cc.MetaData
-		spec := &l.cols[c]
-		if !reflect.DeepEqual([]string(md.PathInSchema), spec.path) {
-			t.Fatalf("group %d column %d: path %v, want %v", g, c, md.PathInSchema, spec.path)
+		path := l.Path(c)
+		if !reflect.DeepEqual([]string(md.PathInSchema), path) {
+			t.Fatalf("group %d column %d: path %v, want %v", g, c, md.PathInSchema, path)
 		}
 		start := md.DataPageOffset
 		if md.DictionaryPageOffset != 0 {
@@ -190,46 +187,46 @@ func checkGroupStats(t *testing.T, f *parquet.File, g int, objs []map[string]any
 			vals = append(vals, v...)
 		}
 		if md.Statistics.NullCount != nulls {
-			t.Errorf("group %d column %s: null_count %d, want %d", g, spec.path[0], md.Statistics.NullCount, nulls)
+			t.Errorf("group %d column %s: null_count %d, want %d", g, path[0], md.Statistics.NullCount, nulls)
 		}
 		wantVals := int64(len(vals)) + nulls
 		if md.NumValues != wantVals {
-			t.Errorf("group %d column %s: num_values %d, want %d", g, spec.path[0], md.NumValues, wantVals)
+			t.Errorf("group %d column %s: num_values %d, want %d", g, path[0], md.NumValues, wantVals)
 		}
 		if len(vals) == 0 {
 			if md.Statistics.MinValue != nil || md.Statistics.MaxValue != nil {
-				t.Errorf("group %d column %s: min/max on a column of nulls", g, spec.path[0])
+				t.Errorf("group %d column %s: min/max on a column of nulls", g, path[0])
 			}
 		} else {
-			lo, hi := encodeStat(spec, vals[0]), encodeStat(spec, vals[0])
+			lo, hi := encodeStat(md.Type, vals[0]), encodeStat(md.Type, vals[0])
 			for _, v := range vals[1:] {
-				b := encodeStat(spec, v)
-				if compareStat(spec, b, lo) < 0 {
+				b := encodeStat(md.Type, v)
+				if l.CompareStat(c, b, lo) < 0 {
 					lo = b
 				}
-				if compareStat(spec, b, hi) > 0 {
+				if l.CompareStat(c, b, hi) > 0 {
 					hi = b
 				}
 			}
 			if !bytes.Equal(md.Statistics.MinValue, lo) || !bytes.Equal(md.Statistics.MaxValue, hi) {
-				t.Errorf("group %d column %s: min/max %v/%v, want %v/%v", g, spec.path[0],
+				t.Errorf("group %d column %s: min/max %v/%v, want %v/%v", g, path[0],
 					md.Statistics.MinValue, md.Statistics.MaxValue, lo, hi)
 			}
 		}
 		chunk := f.RowGroups()[g].ColumnChunks()[c]
 		oi, err := chunk.OffsetIndex()
 		if err != nil {
-			t.Fatalf("group %d column %s: offset index: %v", g, spec.path[0], err)
+			t.Fatalf("group %d column %s: offset index: %v", g, path[0], err)
 		}
 		ci, err := chunk.ColumnIndex()
 		if err != nil {
-			t.Fatalf("group %d column %s: column index: %v", g, spec.path[0], err)
+			t.Fatalf("group %d column %s: column index: %v", g, path[0], err)
 		}
 		if oi.NumPages() != ci.NumPages() || oi.NumPages() != (n+pageRows-1)/pageRows {
-			t.Errorf("group %d column %s: %d/%d pages, want %d", g, spec.path[0], oi.NumPages(), ci.NumPages(), (n+pageRows-1)/pageRows)
+			t.Errorf("group %d column %s: %d/%d pages, want %d", g, path[0], oi.NumPages(), ci.NumPages(), (n+pageRows-1)/pageRows)
 		}
 		if oi.NumPages() > 0 && oi.Offset(0) != md.DataPageOffset {
-			t.Errorf("group %d column %s: first page at %d, data at %d", g, spec.path[0], oi.Offset(0), md.DataPageOffset)
+			t.Errorf("group %d column %s: first page at %d, data at %d", g, path[0], oi.Offset(0), md.DataPageOffset)
 		}
 	}
 	if total != rg.TotalCompressedSize {
@@ -264,26 +261,26 @@ func leafValues(obj map[string]any, c int) []any {
 	}
 }
 
-// encodeStat returns the PLAIN encoding of a JSON value for column spec.
-func encodeStat(spec *colSpec, v any) []byte {
-	switch spec.typ {
-	case tInt32, tInt64:
+// encodeStat returns the PLAIN encoding of a JSON value for a column of
+// type ptype.
+func encodeStat(ptype format.Type, v any) []byte {
+	switch ptype {
+	case format.Int32, format.Int64:
 		var u uint64
 		if n, err := v.(json.Number).Int64(); err == nil {
 			u = uint64(n)
 		} else if _, err := fmt.Sscan(string(v.(json.Number)), &u); err != nil {
 			panic(err)
 		}
-		if spec.typ == tInt32 {
+		if ptype == format.Int32 {
 			return binary.LittleEndian.AppendUint32(nil, uint32(u))
 		}
 		return binary.LittleEndian.AppendUint64(nil, u)
-	case tBool:
+	case format.Boolean:
 		if v.(bool) {
 			return []byte{1}
 		}
 		return []byte{0}
-	case tDict:
 	}
 	return []byte(v.(string))
 }
@@ -495,151 +492,5 @@ func TestExportAbortWithPagesInFlight(t *testing.T) {
 	}
 	if err := e.Packet(&r.packets[0], nil); err == nil {
 		t.Error("Packet after Abort succeeded")
-	}
-}
-
-// TestColumnHelpers checks the worker's helpers against plain loops:
-// boolean packing, level counting, compaction of null rows (run by run and
-// row by row), integer min/max and the string min/max of a growing
-// dictionary's indexes.
-func TestColumnHelpers(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range []struct {
-		name    string
-		n       int
-		present float64 // probability of a level 1
-	}{
-		{"empty", 0, 0.5},
-		{"one", 1, 1},
-		{"odd", 13, 0.5},
-		{"all present", 1000, 1},
-		{"none present", 1000, 0},
-		{"rare nulls", 5000, 0.999},
-		{"mixed", 5000, 0.3},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			def := make([]uint8, tc.n)
-			vals := make([]int32, tc.n)
-			var want []int32
-			var bools []byte
-			for i := range def {
-				vals[i] = int32(rng.Uint32())
-				if rng.Float64() < tc.present {
-					def[i] = 1
-					want = append(want, vals[i])
-				}
-				bools = append(bools, byte(rng.IntN(2)))
-			}
-			// packBools
-			var wantPacked []byte
-			for i := 0; i < len(bools); i += 8 {
-				var x byte
-				for j := i; j < min(i+8, len(bools)); j++ {
-					x |= bools[j] << (j - i)
-				}
-				wantPacked = append(wantPacked, x)
-			}
-			if got := packBools(nil, bools); !bytes.Equal(got, wantPacked) {
-				t.Errorf("packBools = %x, want %x", got, wantPacked)
-			}
-			// countOnes
-			n := countOnes(def)
-			if n != len(want) {
-				t.Fatalf("countOnes = %d, want %d", n, len(want))
-			}
-			// compact, both ways
-			e := &colEncoder{}
-			e.nonNull[0] = n
-			var runs []run
-			if n > 0 && n < len(def) {
-				runs = e.runsOf(0, def)
-			}
-			for _, rs := range [][]run{nil, runs} {
-				v := compact(slices.Clone(vals), def, n, rs)
-				if !slices.Equal(v, want) {
-					t.Errorf("compact (runs %v) = %v, want %v", rs != nil, v, want)
-				}
-			}
-			if len(want) == 0 {
-				return
-			}
-			// minMax32, signed and unsigned
-			lo, hi := minMax32(want, false)
-			if lo != slices.Min(want) || hi != slices.Max(want) {
-				t.Errorf("minMax32 signed = %d, %d", lo, hi)
-			}
-			u := make([]uint32, len(want))
-			for i, x := range want {
-				u[i] = uint32(x)
-			}
-			lo, hi = minMax32(want, true)
-			if uint32(lo) != slices.Min(u) || uint32(hi) != slices.Max(u) {
-				t.Errorf("minMax32 unsigned = %d, %d", uint32(lo), uint32(hi))
-			}
-			w64 := make([]int64, len(want))
-			for i, x := range want {
-				w64[i] = int64(x) << 20
-			}
-			l64, h64 := minMax64(w64, false)
-			if l64 != slices.Min(w64) || h64 != slices.Max(w64) {
-				t.Errorf("minMax64 = %d, %d", l64, h64)
-			}
-			// dictMinMax over a dictionary that grows page after page.
-			var st chunkState
-			var dict []string
-			for page := range 3 {
-				for range 1 + rng.IntN(50) {
-					dict = append(dict, strconv.Itoa(rng.IntN(1_000_000)))
-				}
-				idx := make([]int32, len(want))
-				for i := range idx {
-					idx[i] = int32(rng.IntN(len(dict)))
-				}
-				var wlo, whi string
-				for i, x := range idx {
-					if s := dict[x]; i == 0 || s < wlo {
-						wlo = s
-					}
-					if s := dict[x]; i == 0 || s > whi {
-						whi = s
-					}
-				}
-				glo, ghi, err := dictMinMax(&st, idx, dict)
-				if err != nil || glo != wlo || ghi != whi {
-					t.Errorf("page %d: dictMinMax = %q, %q, %v; want %q, %q", page, glo, ghi, err, wlo, whi)
-				}
-			}
-			if _, _, err := dictMinMax(&st, []int32{0, int32(len(dict))}, dict); err == nil {
-				t.Error("dictMinMax: no error for an index out of range")
-			}
-		})
-	}
-}
-
-// The page codec's encoder keeps a history of a page, not zstd's default
-// 8 MiB window at this level (a 16 MiB buffer per export), and its pages
-// decompress with parquet-go's codec.
-func TestPageZstdMemory(t *testing.T) {
-	c, err := newPageZstd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := make([]byte, 128<<10) // a data page's worth
-	for i := range src {
-		src[i] = byte(i % 251)
-	}
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	dst, err := c.Encode(nil, src)
-	runtime.ReadMemStats(&m1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := m1.TotalAlloc - m0.TotalAlloc; got > 4<<20 {
-		t.Errorf("encoding a page allocated %d bytes", got)
-	}
-	out, err := c.Decode(nil, dst)
-	if err != nil || !bytes.Equal(out, src) {
-		t.Errorf("round trip: %v", err)
 	}
 }

@@ -1,0 +1,244 @@
+package colenc
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// PageRows is the number of rows of a data page (fewer at the end of a row
+// group): the rows of a Pages.
+const PageRows = 16 * 1024
+
+// Planes of a page's values and levels, by row number. Each is a cache
+// line longer than PageRows values: planes a power of two apart would put
+// a row's ~80 stores in the same few L1 sets, which evict each other
+// (twice the time per row).
+type (
+	// Int32Plane holds an INT32 column's values, or a string column's
+	// dictionary indexes.
+	Int32Plane [PageRows + 64/4]int32
+	// Int64Plane holds an INT64 column's values.
+	Int64Plane [PageRows + 64/8]int64
+	// BoolPlane holds a BOOLEAN column's values, 0 or 1.
+	BoolPlane [PageRows + 64]byte
+	// LevelPlane holds definition levels, 0 (null) or 1 (present), of
+	// the columns that are null together.
+	LevelPlane [PageRows + 64]uint8
+)
+
+// Pages is one page's worth of rows of every column, as the row side
+// stores them: values and definition levels by row number in planes that
+// it owns (a null's value is whatever was left there; the encoder drops
+// it), so that a row is a fixed number of stores at fixed offsets, with
+// no bounds or capacity checks.
+type Pages struct {
+	// N is the number of rows stored.
+	N int
+	// EndGroup says that these are the last rows of a row group: the
+	// encoder writes its column chunks after them.
+	EndGroup bool
+	// List holds the values of the list column (Column.List per present
+	// row, in row order).
+	List []int32
+	// Dicts holds, by the Int32 plane of each string column, the row
+	// group's dictionary so far: the strings that the indexes refer to.
+	Dicts [][]string
+
+	i32 [][]int32
+	i64 [][]int64
+	b   [][]byte
+	def [][]uint8
+}
+
+// NewPages returns the Pages of the given planes, which the row side
+// writes to directly.
+func NewPages(i32 []Int32Plane, i64 []Int64Plane, b []BoolPlane, def []LevelPlane) Pages {
+	p := Pages{Dicts: make([][]string, len(i32))}
+	for i := range i32 {
+		p.i32 = append(p.i32, i32[i][:])
+	}
+	for i := range i64 {
+		p.i64 = append(p.i64, i64[i][:])
+	}
+	for i := range b {
+		p.b = append(p.b, b[i][:])
+	}
+	for i := range def {
+		p.def = append(p.def, def[i][:])
+	}
+	return p
+}
+
+// Reset empties p for the next rows. The dictionaries it referred to are
+// dropped, not changed.
+func (p *Pages) Reset() {
+	p.N, p.EndGroup = 0, false
+	p.List = p.List[:0]
+	clear(p.Dicts)
+}
+
+// fits reports whether p has the planes of l.
+func (p *Pages) fits(l *Layout) bool {
+	return len(p.i32) >= l.planes.Int32 && len(p.i64) >= l.planes.Int64 && len(p.b) >= l.planes.Bool &&
+		len(p.def) >= l.planes.Levels && len(p.Dicts) >= l.planes.Int32
+}
+
+// colData is one column's part of a Pages as a page is encoded from it:
+// levels of every row, the values of the non-null ones.
+type colData struct {
+	def, rep  []uint8
+	defPlane  int // def's plane, whose encoding columns share; -1 for none
+	numValues int
+	i32       []int32
+	i64       []int64
+	b         []byte
+}
+
+// columnData returns column ci's levels and non-null values in s. The
+// values of an optional column are compacted in place (its plane is not
+// read again before the set is reset).
+func (e *Encoder) columnData(s *Pages, ci int) colData {
+	rows := s.N
+	spec := &e.layout.cols[ci]
+	if spec.list > 0 {
+		return e.listData(s, spec)
+	}
+	c := colData{defPlane: -1, numValues: rows}
+	n := rows
+	var def []uint8
+	if spec.maxDef > 0 {
+		c.defPlane = spec.def
+		def = s.def[spec.def][:rows]
+		c.def = def
+		n = e.nonNull[spec.def]
+	}
+	var runs []run
+	if spec.maxDef > 0 && n > 0 && n < rows {
+		runs = e.runsOf(spec.def, def)
+	}
+	switch spec.typ {
+	case tInt32, tDict:
+		c.i32 = compact(s.i32[spec.slot][:rows], def, n, runs)
+	case tInt64:
+		c.i64 = compact(s.i64[spec.slot][:rows], def, n, runs)
+	case tBool:
+		c.b = compact(s.b[spec.slot][:rows], def, n, runs)
+	}
+	return c
+}
+
+// listData is columnData for the list column. A present row is a list of
+// spec.list values: the first element starts the row (repetition level
+// 0), the others repeat it (1); all are defined (level 2). Other rows are
+// null (0, 0).
+func (e *Encoder) listData(s *Pages, spec *colSpec) colData {
+	rows := s.N
+	c := colData{defPlane: -1}
+	q, r := e.qdef[:0], e.qrep[:0]
+	if e.nonNull[spec.def] == 0 {
+		// No present row: rows zeros, each.
+		q, r = slices.Grow(q, rows)[:rows], slices.Grow(r, rows)[:rows]
+		clear(q)
+		clear(r)
+		e.qdef, e.qrep = q, r
+		c.def, c.rep, c.numValues, c.i32 = q, r, rows, s.List
+		return c
+	}
+	if len(e.listRep) != spec.list {
+		e.listDef, e.listRep = make([]uint8, spec.list), make([]uint8, spec.list)
+		for i := range spec.list {
+			e.listDef[i], e.listRep[i] = 2, min(uint8(i), 1)
+		}
+	}
+	for _, d := range s.def[spec.def][:rows] {
+		if d != 0 {
+			q = append(q, e.listDef...)
+			r = append(r, e.listRep...)
+		} else {
+			q = append(q, 0)
+			r = append(r, 0)
+		}
+	}
+	e.qdef, e.qrep = q, r
+	c.def, c.rep, c.numValues, c.i32 = q, r, len(r), s.List
+	return c
+}
+
+// run is a range of rows [start, end) whose level is 1.
+type run struct{ start, end int32 }
+
+// runsOf returns the runs of present rows of def plane d, or nil when
+// they are too many and short for copying run by run to pay.
+func (e *Encoder) runsOf(d int, def []uint8) []run {
+	if e.runsDone[d] {
+		if len(e.runs[d]) == 0 { // too many (there is at least one)
+			return nil
+		}
+		return e.runs[d]
+	}
+	e.runsDone[d] = true
+	rs := e.runs[d][:0]
+	limit := e.nonNull[d]/32 + 1
+	for i := 0; i < len(def); {
+		for i < len(def) && def[i] == 0 {
+			i++
+		}
+		j := i
+		for j < len(def) && def[j] != 0 {
+			j++
+		}
+		if j > i {
+			if len(rs) == limit {
+				e.runs[d] = rs[:0]
+				return nil
+			}
+			rs = append(rs, run{int32(i), int32(j)})
+		}
+		i = j
+	}
+	e.runs[d] = rs
+	return rs
+}
+
+// compact moves the values of the rows whose level is 1 to the front of v
+// and returns them, n of them: run by run if runs is set, else row by row.
+func compact[T any](v []T, def []uint8, n int, runs []run) []T {
+	switch {
+	case n == len(v):
+		return v
+	case n == 0:
+		return v[:0]
+	}
+	if runs != nil {
+		k := 0
+		for _, r := range runs {
+			k += copy(v[k:], v[r.start:r.end])
+		}
+		return v[:n]
+	}
+	// The rows before the first null stay where they are.
+	k := 0
+	for k < len(def) && def[k] != 0 {
+		k++
+	}
+	def = def[:len(v)]
+	for i := k + 1; i < len(def); i++ {
+		v[k] = v[i]
+		k += int(def[i])
+	}
+	return v[:n]
+}
+
+// countOnes returns the number of 1s in levels that are 0 or 1.
+func countOnes(d []uint8) int {
+	n := 0
+	for len(d) >= 8 {
+		// The sum of the eight bytes (at most 8) ends in the top byte.
+		n += int((binary.LittleEndian.Uint64(d) * 0x0101010101010101) >> 56)
+		d = d[8:]
+	}
+	for _, x := range d {
+		n += int(x)
+	}
+	return n
+}

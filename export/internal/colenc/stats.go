@@ -1,0 +1,220 @@
+package colenc
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// pageStat is what the column index and the chunk statistics need of a page.
+type pageStat struct {
+	offset   int64 // in the chunk
+	size     int32 // header included
+	firstRow int64 // in the row group
+	nulls    int64
+	min, max []byte // PLAIN-encoded; nil for a page of nulls only
+	uncomp   int64  // uncompressed size, header included
+	values   int64  // num_values
+	enc      format.Encoding
+}
+
+// stat returns a copy of b in the chunk's arena. Within a row group the
+// arena is only appended to, so earlier copies stay valid; it is reused
+// once the group's page index is encoded.
+func (st *chunkState) stat(b []byte) []byte {
+	n := len(st.arena)
+	st.arena = append(st.arena, b...)
+	return st.arena[n:len(st.arena):len(st.arena)]
+}
+
+// dictMinMax returns the smallest and largest strings that idx refers to
+// (dictRange).
+func dictMinMax(st *chunkState, idx []int32, dict []string) (lo, hi string, err error) {
+	lo, hi, _, err = dictRange(st, idx, dict)
+	return lo, hi, err
+}
+
+// dictRange returns the smallest and largest strings that idx refers to,
+// by comparing their ranks in the dictionary's string order, kept up to
+// date in st as the dictionary grows, and the largest index.
+func dictRange(st *chunkState, idx []int32, dict []string) (lo, hi string, maxIdx int32, err error) {
+	if len(dict) == 1 {
+		// Every index is 0 (the index encoder checks it, at bit width
+		// 0): nothing to compare (the file column, mostly).
+		return dict[0], dict[0], 0, nil
+	}
+	if len(dict) > len(st.rank) {
+		st.addToOrder(dict)
+	}
+	rank := st.rank[:len(dict)]
+	if len(dict) <= 4*len(idx) {
+		return st.seenRange(idx, dict)
+	}
+	// Four independent chains; an index out of range shows as the
+	// largest unsigned index.
+	var top uint32
+	lo0, hi0 := int32(len(rank)), int32(-1)
+	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
+	v := idx
+	for len(v) >= 4 {
+		a, b, c, d := uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3])
+		top = max(top, a, b, c, d)
+		if top >= uint32(len(rank)) {
+			break
+		}
+		ra, rb, rc, rd := rank[a], rank[b], rank[c], rank[d]
+		lo0, hi0 = min(lo0, ra), max(hi0, ra)
+		lo1, hi1 = min(lo1, rb), max(hi1, rb)
+		lo2, hi2 = min(lo2, rc), max(hi2, rc)
+		lo3, hi3 = min(lo3, rd), max(hi3, rd)
+		v = v[4:]
+	}
+	for _, x := range v {
+		top = max(top, uint32(x))
+		if top >= uint32(len(rank)) {
+			break
+		}
+		r := rank[x]
+		lo0, hi0 = min(lo0, r), max(hi0, r)
+	}
+	if top >= uint32(len(rank)) {
+		return "", "", 0, fmt.Errorf("dictionary index %d out of %d", int32(top), len(dict))
+	}
+	rlo, rhi := min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
+	return dict[st.order[rlo]], dict[st.order[rhi]], int32(top), nil
+}
+
+// seenRange is dictRange for a dictionary not much larger than the page:
+// each index marks its entry (a store, no dependency between values), and
+// the ranks of the marked entries are compared once each.
+func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top int32, err error) {
+	n := len(dict)
+	padded := (n + 7) &^ 7
+	if len(st.seen) < padded {
+		st.seen = make([]byte, 2*padded) // zeros; entries are cleared as they are read
+	}
+	seen := st.seen[:n]
+	for _, x := range idx {
+		u := uint32(x)
+		if u >= uint32(len(seen)) {
+			clear(seen)
+			return "", "", 0, fmt.Errorf("dictionary index %d out of %d", x, n)
+		}
+		seen[u] = 1
+	}
+	rank := st.rank[:n]
+	rlo, rhi := int32(n), int32(-1)
+	top = -1
+	words := st.seen[:padded]
+	for i := 0; i < padded; i += 8 {
+		if binary.LittleEndian.Uint64(words[i:]) == 0 {
+			continue
+		}
+		for j := i; j < i+8 && j < n; j++ {
+			if words[j] != 0 {
+				words[j] = 0
+				r := rank[j]
+				rlo, rhi = min(rlo, r), max(rhi, r)
+				top = int32(j)
+			}
+		}
+	}
+	return dict[st.order[rlo]], dict[st.order[rhi]], top, nil
+}
+
+// addToOrder adds the entries of dict after those already ranked to the
+// string order: sorted, then merged with the order so far.
+func (st *chunkState) addToOrder(dict []string) {
+	byString := func(a, b int32) int { return cmp.Compare(dict[a], dict[b]) }
+	added := st.added[:0]
+	for i := len(st.rank); i < len(dict); i++ {
+		added = append(added, int32(i))
+	}
+	slices.SortFunc(added, byString)
+	merged := st.merge[:0]
+	a, b := st.order, added
+	for len(a) > 0 && len(b) > 0 {
+		if byString(b[0], a[0]) < 0 {
+			merged = append(merged, b[0])
+			b = b[1:]
+		} else {
+			merged = append(merged, a[0])
+			a = a[1:]
+		}
+	}
+	merged = append(append(merged, a...), b...)
+	st.order, st.merge, st.added = merged, st.order[:0], added
+	st.rank = slices.Grow(st.rank[:0], len(dict))[:len(dict)]
+	for r, i := range st.order {
+		st.rank[i] = int32(r)
+	}
+}
+
+// minMax32 returns the min and max of v (not empty), compared as unsigned
+// numbers when unsigned.
+func minMax32(v []int32, unsigned bool) (lo, hi int32) {
+	var flip int32
+	if unsigned {
+		flip = -1 << 31 // flipping the sign bit maps unsigned order onto signed order
+	}
+	lo, hi = minMaxFlipped(v, flip)
+	return lo ^ flip, hi ^ flip
+}
+
+// minMax64 is minMax32 for int64.
+func minMax64(v []int64, unsigned bool) (lo, hi int64) {
+	var flip int64
+	if unsigned {
+		flip = -1 << 63
+	}
+	lo, hi = minMaxFlipped(v, flip)
+	return lo ^ flip, hi ^ flip
+}
+
+// minMaxFlipped returns the signed min and max of the values of v xor
+// flip, with four independent chains of comparisons.
+func minMaxFlipped[T int32 | int64](v []T, flip T) (lo, hi T) {
+	lo0, hi0 := v[0]^flip, v[0]^flip
+	lo1, hi1, lo2, hi2, lo3, hi3 := lo0, hi0, lo0, hi0, lo0, hi0
+	for len(v) >= 4 {
+		a, b, c, d := v[0]^flip, v[1]^flip, v[2]^flip, v[3]^flip
+		lo0, hi0 = min(lo0, a), max(hi0, a)
+		lo1, hi1 = min(lo1, b), max(hi1, b)
+		lo2, hi2 = min(lo2, c), max(hi2, c)
+		lo3, hi3 = min(lo3, d), max(hi3, d)
+		v = v[4:]
+	}
+	for _, x := range v {
+		x ^= flip
+		lo0, hi0 = min(lo0, x), max(hi0, x)
+	}
+	return min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
+}
+
+// compareStat compares two PLAIN-encoded statistics values of a column.
+func compareStat(spec *colSpec, a, b []byte) int {
+	switch spec.typ {
+	case tInt32:
+		x, y := binary.LittleEndian.Uint32(a), binary.LittleEndian.Uint32(b)
+		if spec.unsigned {
+			return cmp.Compare(x, y)
+		}
+		return cmp.Compare(int32(x), int32(y))
+	case tInt64:
+		x, y := binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b)
+		if spec.unsigned {
+			return cmp.Compare(x, y)
+		}
+		return cmp.Compare(int64(x), int64(y))
+	case tBool, tDict:
+	}
+	return bytes.Compare(a, b)
+}
+
+// CompareStat compares two PLAIN-encoded statistics values of leaf column
+// i, in the order of the footer's min and max.
+func (l *Layout) CompareStat(i int, a, b []byte) int { return compareStat(&l.cols[i], a, b) }

@@ -226,7 +226,7 @@ func TestStringsAreDictionaryEncoded(t *testing.T) {
 		if md.Type != format.ByteArray {
 			continue
 		}
-		if !slices.Contains(md.Encoding, format.RLEDictionary) && !slices.Contains(md.Encoding, format.PlainDictionary) {
+		if !slices.Contains(md.Encoding, format.RLEDictionary) {
 			t.Errorf("string column %v is not dictionary-encoded (%v)", md.PathInSchema, md.Encoding)
 		}
 	}

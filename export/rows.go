@@ -195,19 +195,12 @@ func Wanted(p *decode.Packet) bool {
 	return false
 }
 
-// Names of opcodes and transports, computed once so that reserved values
-// (whose String allocates) cost nothing per packet.
-var (
-	opcodeNames = func() (a [256]string) {
-		for i := range a {
-			a[i] = decode.Opcode(i).String()
-		}
-		return a
-	}()
-	transportNames = func() (a [256]string) {
-		for i := range a {
-			a[i] = decode.Opcode(i).Transport().String()
-		}
-		return a
-	}()
-)
+// opcodeNames holds the opcodes' names, computed once so that reserved
+// values (whose String allocates) cost nothing per packet. Never written
+// after initialisation.
+var opcodeNames = func() (a [256]string) {
+	for i := range a {
+		a[i] = decode.Opcode(i).String()
+	}
+	return a
+}()

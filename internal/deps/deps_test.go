@@ -42,8 +42,10 @@ flows, internal/units, internal/jsonstr < analysis
 # the one reading path under every command
 analysis < engine
 
-# Parquet (not below the TUI, nor the other way)
-analysis < export
+# Parquet (not below the TUI, nor the other way); its column encoder knows
+# nothing of RoCE
+NONE < export/internal/colenc
+analysis, export/internal/colenc < export
 
 # the terminal UI: over the engine, never over export or live capture
 engine, internal/units < tui

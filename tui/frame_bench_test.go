@@ -1,0 +1,49 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/internal/synth"
+)
+
+// BenchmarkLoaderFrame measures what the TUI adds per frame to the
+// engine's work (loader.frame: the packet index, flow frame lists,
+// timelines) on 200k mirror-style frames of 1000 QPs, decoded and observed
+// once up front.
+func BenchmarkLoaderFrame(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bulk.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := synth.WriteBulk(f, synth.BulkConfig{Frames: 200_000, Snaplen: 128, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	in := engine.Open([]string{path})
+	defer in.Close()
+	e := engine.New(engine.Config{Decode: decode.Config{RoCEPort: 4791}})
+	var ps []decode.Packet
+	var fs []*flows.Flow
+	if err := e.Run(context.Background(), in, func(p *decode.Packet, f *flows.Flow) error {
+		ps, fs = append(ps, *p), append(fs, f)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		l := &loader{m: &Model{}, eng: e, index: newPacketIndex(1), read: make([]int64, 1), nEvents: len(e.Table().Events())}
+		for i := range ps {
+			l.frame(&ps[i], fs[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ps)), "ns/frame")
+}

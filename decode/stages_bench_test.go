@@ -3,11 +3,10 @@ package decode_test
 import (
 	"bytes"
 	"io"
-	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/internal/stagebench"
 	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
@@ -24,27 +23,6 @@ var stageShapes = []struct {
 	name    string
 	snaplen int
 }{{"snap128", 128}, {"full", 0}}
-
-var (
-	stageMu    sync.Mutex
-	stageFiles = map[int][]byte{}
-)
-
-// stageCapture returns the bulk capture of stageFrames frames cut to snaplen.
-func stageCapture(b *testing.B, snaplen int) []byte {
-	b.Helper()
-	stageMu.Lock()
-	defer stageMu.Unlock()
-	if f, ok := stageFiles[snaplen]; ok {
-		return f
-	}
-	var buf bytes.Buffer
-	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: stageFrames, Snaplen: snaplen, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	stageFiles[snaplen] = buf.Bytes()
-	return buf.Bytes()
-}
 
 // stageRecords reads every record of file into owned copies.
 func stageRecords(b *testing.B, file []byte) []pcapio.Record {
@@ -70,39 +48,22 @@ func stageRecords(b *testing.B, file []byte) []pcapio.Record {
 	return recs
 }
 
-// cpuNs returns the CPU time (user and system, all threads) the process
-// has used so far, in nanoseconds.
-func cpuNs() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// perFrame reports wall-clock and CPU time per frame. On a shared, busy
-// machine the CPU time (cpu-ns/frame) is the steadier of the two.
-func perFrame(b *testing.B, frames int, cpu0 int64) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
-	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N)/float64(frames), "cpu-ns/frame")
-}
-
 // BenchmarkStageDecode measures Decoder.DecodeRecord (ICRC included for
 // whole frames) over records already in memory.
 func BenchmarkStageDecode(b *testing.B) {
 	for _, s := range stageShapes {
 		b.Run(s.name, func(b *testing.B) {
-			recs := stageRecords(b, stageCapture(b, s.snaplen))
+			recs := stageRecords(b, stagebench.Bulk(b, stageFrames, s.snaplen))
 			d := decode.NewDecoder(decode.Config{})
 			var p decode.Packet
 			b.ReportAllocs()
-			cpu0 := cpuNs()
+			cpu0 := stagebench.CPUNs()
 			for b.Loop() {
 				for i := range recs {
 					d.DecodeRecord(&recs[i], &p)
 				}
 			}
-			perFrame(b, len(recs), cpu0)
+			stagebench.PerFrame(b, len(recs), cpu0)
 		})
 	}
 }

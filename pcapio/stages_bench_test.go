@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sync"
-	"syscall"
 	"testing"
 
-	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/internal/stagebench"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
@@ -25,55 +23,17 @@ var stageShapes = []struct {
 	snaplen int
 }{{"snap128", 128}, {"full", 0}}
 
-var (
-	stageMu    sync.Mutex
-	stageFiles = map[int][]byte{}
-)
-
-// stageCapture returns the bulk capture of stageFrames frames cut to snaplen.
-func stageCapture(b *testing.B, snaplen int) []byte {
-	b.Helper()
-	stageMu.Lock()
-	defer stageMu.Unlock()
-	if f, ok := stageFiles[snaplen]; ok {
-		return f
-	}
-	var buf bytes.Buffer
-	if _, err := synth.WriteBulk(&buf, synth.BulkConfig{Frames: stageFrames, Snaplen: snaplen, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	stageFiles[snaplen] = buf.Bytes()
-	return buf.Bytes()
-}
-
-// cpuNs returns the CPU time (user and system, all threads) the process
-// has used so far, in nanoseconds.
-func cpuNs() int64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// perFrame reports wall-clock and CPU time per frame. On a shared, busy
-// machine the CPU time (cpu-ns/frame) is the steadier of the two.
-func perFrame(b *testing.B, frames int, cpu0 int64) {
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
-	b.ReportMetric(float64(cpuNs()-cpu0)/float64(b.N)/float64(frames), "cpu-ns/frame")
-}
-
 // BenchmarkStageRead measures Reader.Next over an in-memory pcap (the copy
 // from the io.Reader into the Reader's buffer included).
 func BenchmarkStageRead(b *testing.B) {
 	for _, s := range stageShapes {
 		b.Run(s.name, func(b *testing.B) {
-			file := stageCapture(b, s.snaplen)
+			file := stagebench.Bulk(b, stageFrames, s.snaplen)
 			b.SetBytes(int64(len(file)))
 			b.ReportAllocs()
 			var rec pcapio.Record
 			n := 0
-			cpu0 := cpuNs()
+			cpu0 := stagebench.CPUNs()
 			for b.Loop() {
 				r, err := pcapio.NewReader(bytes.NewReader(file), "bench.pcap", 0)
 				if err != nil {
@@ -82,7 +42,7 @@ func BenchmarkStageRead(b *testing.B) {
 				for n = 0; r.Next(&rec) == nil; n++ {
 				}
 			}
-			perFrame(b, n, cpu0)
+			stagebench.PerFrame(b, n, cpu0)
 		})
 	}
 }
@@ -93,7 +53,7 @@ func BenchmarkStageRead(b *testing.B) {
 func BenchmarkStageReadFile(b *testing.B) {
 	for _, s := range stageShapes {
 		path := filepath.Join(b.TempDir(), s.name+".pcap")
-		file := stageCapture(b, s.snaplen)
+		file := stagebench.Bulk(b, stageFrames, s.snaplen)
 		if err := os.WriteFile(path, file, 0o644); err != nil {
 			b.Fatal(err)
 		}
@@ -106,7 +66,7 @@ func BenchmarkStageReadFile(b *testing.B) {
 				b.ReportAllocs()
 				var rec pcapio.Record
 				n, sum := 0, 0
-				cpu0 := cpuNs()
+				cpu0 := stagebench.CPUNs()
 				for b.Loop() {
 					r, err := m.open(path, 0)
 					if err != nil {
@@ -120,7 +80,7 @@ func BenchmarkStageReadFile(b *testing.B) {
 					}
 					r.Close()
 				}
-				perFrame(b, n, cpu0)
+				stagebench.PerFrame(b, n, cpu0)
 				_ = sum
 			})
 		}

@@ -52,7 +52,7 @@ engine, internal/units < tui
 
 # test and demo captures; the tools that write them
 layers < internal/synth
-internal/synth < internal/cmd/mkdemo, bench/cmd/gencap
+internal/synth < internal/cmd/mkdemo, bench/cmd/gencap, internal/stagebench
 
 # the command line: flags and wiring over everything; nothing imports it
 engine, export, tui, capture < cmd/rocetrace

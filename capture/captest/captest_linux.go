@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -142,9 +143,12 @@ func Do(ns string, fn func() error) error {
 }
 
 // Injector sends raw Ethernet frames out of one interface through an
-// AF_PACKET socket.
+// AF_PACKET socket. After Close every send fails with os.ErrClosed: a
+// sender goroutine that outlives its test (one that failed) must not write
+// to a descriptor number the process has since given to another file.
 type Injector struct {
-	fd   int
+	mu   sync.RWMutex // held for reading while the descriptor is used
+	fd   int          // -1 once closed
 	msgs []unix.Mmsghdr
 	iovs []unix.Iovec
 }
@@ -181,6 +185,11 @@ func OpenInjector(ns, iface string) (*Injector, error) {
 
 // Send sends one frame, retrying while the device is busy.
 func (in *Injector) Send(frame []byte) error {
+	in.mu.RLock()
+	defer in.mu.RUnlock()
+	if in.fd < 0 {
+		return os.ErrClosed
+	}
 	for {
 		_, err := unix.Write(in.fd, frame)
 		if errors.Is(err, unix.ENOBUFS) || errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
@@ -194,6 +203,11 @@ func (in *Injector) Send(frame []byte) error {
 // SendBatch sends frames with as few system calls as it can (sendmmsg);
 // it returns when all are sent or on the first hard error.
 func (in *Injector) SendBatch(frames [][]byte) error {
+	in.mu.Lock() // the message buffers are the injector's
+	defer in.mu.Unlock()
+	if in.fd < 0 {
+		return os.ErrClosed
+	}
 	if cap(in.msgs) < len(frames) {
 		in.msgs = make([]unix.Mmsghdr, len(frames))
 		in.iovs = make([]unix.Iovec, len(frames))
@@ -241,8 +255,17 @@ func (in *Injector) Replay(frames [][]byte, tsNs []int64) error {
 	return nil
 }
 
-// Close closes the socket.
-func (in *Injector) Close() error { return unix.Close(in.fd) }
+// Close closes the socket; a second Close does nothing.
+func (in *Injector) Close() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.fd < 0 {
+		return nil
+	}
+	err := unix.Close(in.fd)
+	in.fd = -1
+	return err
+}
 
 // DropNetRaw removes CAP_NET_RAW from the calling thread's effective
 // capabilities. Call it inside Do: the thread is discarded afterwards, and

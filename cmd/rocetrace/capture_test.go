@@ -461,7 +461,9 @@ func TestCaptureInterrupt(t *testing.T) {
 						return
 					default:
 					}
-					_ = in.Send(frames[i%len(frames)].Data)
+					if in.Send(frames[i%len(frames)].Data) != nil {
+						return // closed: the test has ended
+					}
 					if i%64 == 0 {
 						time.Sleep(100 * time.Microsecond)
 					}

@@ -20,6 +20,9 @@ type Config struct {
 	// is dropped before it is counted or reaches the flow table (counted in
 	// Filtered). Nil keeps every frame.
 	Keep func(p *decode.Packet) bool
+	// NoFlows counts the frames but leaves the flow table empty (Observers
+	// get a nil flow): for a command that prints no analysis of its frames.
+	NoFlows bool
 }
 
 // Engine is the analysis of one stream of frames (one capture point): it
@@ -74,6 +77,9 @@ func (e *Engine) Observe(p *decode.Packet) (*flows.Flow, bool) {
 		return nil, false
 	}
 	e.counter.Observe(p)
+	if e.cfg.NoFlows {
+		return nil, true
+	}
 	return e.table.ObserveFlow(p), true
 }
 

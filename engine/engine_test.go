@@ -241,3 +241,27 @@ func TestRunLive(t *testing.T) {
 		t.Errorf("Tap failing at the 50th record: %d frames analysed, %v; want 49 and its error", e.Frames(), err)
 	}
 }
+
+// NoFlows counts every frame as usual but leaves the flow table empty and
+// gives observers no flow.
+func TestNoFlows(t *testing.T) {
+	p := writeBulk(t, t.TempDir(), "a.pcap", synth.BulkConfig{Frames: 5000, QPs: 10, Seed: 3})
+	_, all, _ := reportJSON(t, testCfg, []string{p}, nil)
+	cfg := testCfg
+	cfg.NoFlows = true
+	_, e, err := reportJSON(t, cfg, []string{p}, func(_ *decode.Packet, f *flows.Flow) error {
+		if f != nil {
+			t.Fatal("NoFlows: an observer got a flow")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.Summary(nil), all.Summary(nil); got.Packets != want.Packets || got.RoCEPackets != want.RoCEPackets || got.CNPPackets != want.CNPPackets {
+		t.Errorf("NoFlows counts %+v, want %+v", got, want)
+	}
+	if n := len(e.Table().Flows()); n != 0 || len(all.Table().Flows()) == 0 {
+		t.Errorf("NoFlows: %d flows in the table (%d without)", n, len(all.Table().Flows()))
+	}
+}

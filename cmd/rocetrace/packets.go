@@ -33,7 +33,9 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		first int64
 		seen  bool
 	)
-	err := engine.New(c.engine()).Run(ctx, in, func(p *decode.Packet, _ *flows.Flow) error {
+	cfg := c.engine()
+	cfg.NoFlows = true // nothing printed comes from the flows yet
+	err := engine.New(cfg).Run(ctx, in, func(p *decode.Packet, _ *flows.Flow) error {
 		if !seen {
 			first, seen = p.TsNs, true
 		}

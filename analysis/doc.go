@@ -15,10 +15,13 @@
 // # Counting
 //
 // Counter follows the contract: packets = every frame observed (the caller
-// observes whole records only); roce_packets = Kind RoCE or CNP (a whole BTH
-// on the RoCE port); truncated = Truncated or CapLen < Len; malformed =
-// Malformed; icrc_bad = ICRCStatus bad; icrc_unchecked = RoCE/CNP frames
-// whose ICRCStatus is unchecked; first/last_ts_ns = smallest/largest
+// observes whole records only); truncated = Truncated or CapLen < Len;
+// malformed = Malformed, and a malformed frame counts nowhere else (not in
+// roce_packets, cnp_packets, pfc_frames, pause_frames or the ICRC counts);
+// of the other frames, roce_packets = Kind RoCE or CNP (a whole BTH on the
+// RoCE port), pfc_frames / pause_frames = Kind PFC / PAUSE, icrc_bad =
+// ICRCStatus bad, icrc_unchecked = RoCE/CNP frames whose ICRCStatus is
+// unchecked (cut by the snaplen); first/last_ts_ns = smallest/largest
 // timestamp (0 when there are no frames).
 //
 // # Report rules where the contract is silent

@@ -249,6 +249,15 @@ func (c *Counter) Observe(p *decode.Packet) {
 		s.LastTsNs = p.TsNs
 	}
 	s.Packets++
+	if p.Truncated || p.CapLen < p.Len {
+		s.Truncated++
+	}
+	if p.Malformed {
+		// Malformed frames count in malformed only: not as RoCE, PFC or
+		// PAUSE, nor in the ICRC counts.
+		s.Malformed++
+		return
+	}
 	switch p.Kind {
 	case decode.KindRoCE:
 		s.RoCEPackets++
@@ -261,12 +270,6 @@ func (c *Counter) Observe(p *decode.Packet) {
 		s.PauseFrames++
 	case decode.KindOther:
 	}
-	if p.Truncated || p.CapLen < p.Len {
-		s.Truncated++
-	}
-	if p.Malformed {
-		s.Malformed++
-	}
 	switch p.ICRCStatus {
 	case decode.ICRCBad:
 		s.ICRCBad++
@@ -274,7 +277,7 @@ func (c *Counter) Observe(p *decode.Packet) {
 		if p.IsRoCE() {
 			s.ICRCUnchecked++
 		}
-	case decode.ICRCOK:
+	case decode.ICRCOK, decode.ICRCMalformed:
 	}
 }
 

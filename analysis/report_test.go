@@ -55,15 +55,27 @@ func TestCounter(t *testing.T) {
 	cutInBTH := &decode.Packet{TsNs: t0 + 30, Kind: decode.KindOther, Len: 130, CapLen: 50, Truncated: true}
 	malformed := &decode.Packet{TsNs: t0 + 5, Kind: decode.KindOther, Len: 60, CapLen: 60, Malformed: true}
 	other := &decode.Packet{TsNs: t0 + 40, Kind: decode.KindOther, Len: 60, CapLen: 60}
+	// Malformed frames with a BTH (whole, and cut by the snaplen too) and
+	// MAC Control frames marked malformed count in malformed only.
+	badRoCE := wr(80, 0x11, 3)
+	badRoCE.Malformed, badRoCE.ICRCStatus = true, decode.ICRCMalformed
+	badCutRoCE := wr(81, 0x11, 4)
+	badCutRoCE.Malformed, badCutRoCE.ICRCStatus, badCutRoCE.CapLen, badCutRoCE.Truncated = true, decode.ICRCMalformed, 64, true
+	badCNP := cnp(82, 0x22)
+	badCNP.Malformed, badCNP.ICRCStatus = true, decode.ICRCMalformed
+	badPFC, badPause := pfcFrame(83, macA, 3, 1), pauseFrame(84, macB, 1)
+	badPFC.Malformed, badPause.Malformed = true, true
 	var c Counter
 	for _, p := range []*decode.Packet{wr(0, 0x11, 0), truncRoCE, badICRC, cutInBTH, malformed, other,
-		cnp(50, 0x22), pfcFrame(60, macA, 3, 1), pauseFrame(70, macB, 1)} {
+		cnp(50, 0x22), pfcFrame(60, macA, 3, 1), pauseFrame(70, macB, 1), badRoCE, badCutRoCE, badCNP, badPFC, badPause} {
 		c.Observe(p)
 	}
-	// 9 frames: RoCE = 3 writes + 1 CNP = 4; truncated = truncRoCE + cutInBTH = 2;
-	// icrc_unchecked counts RoCE frames only (truncRoCE); timestamps 0..70 (malformed at 5 is not first).
-	want := CaptureSummary{Files: []string{"a.pcap"}, Packets: 9, RoCEPackets: 4, CNPPackets: 1, PFCFrames: 1, PauseFrames: 1,
-		Truncated: 2, Malformed: 1, ICRCBad: 1, ICRCUnchecked: 1, FirstTsNs: t0, LastTsNs: t0 + 70}
+	// 14 frames: RoCE = 3 writes + 1 CNP = 4 (the malformed ones are not
+	// RoCE, PFC or PAUSE); truncated = truncRoCE + cutInBTH + badCutRoCE = 3;
+	// malformed = 1 + 5; icrc_unchecked counts RoCE frames only (truncRoCE),
+	// not the malformed ones; timestamps 0..84 (malformed at 5 is not first).
+	want := CaptureSummary{Files: []string{"a.pcap"}, Packets: 14, RoCEPackets: 4, CNPPackets: 1, PFCFrames: 1, PauseFrames: 1,
+		Truncated: 3, Malformed: 6, ICRCBad: 1, ICRCUnchecked: 1, FirstTsNs: t0, LastTsNs: t0 + 84}
 	got := c.Summary([]string{"a.pcap"})
 	if !slices.Equal(got.Files, want.Files) {
 		t.Errorf("files %v", got.Files)

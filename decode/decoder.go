@@ -196,18 +196,32 @@ func (d *Decoder) etherType(et uint16, b []byte, wire, depth int, p *Packet) {
 	case etherTypeIPv6:
 		d.ipv6(b, wire, depth, p)
 	case etherTypeMACControl:
-		macControl(b, p)
+		macControl(b, wire, p)
 	}
 }
 
-// macControl decodes a MAC Control frame (PFC or 802.3x PAUSE).
-func macControl(b []byte, p *Packet) {
+// MAC Control frame lengths after the EtherType: the opcode and its
+// parameters (PFC: class-enable vector and eight times; PAUSE: one time).
+const (
+	macControlPFCLen   = 2 + 2 + 16
+	macControlPauseLen = 2 + 2
+)
+
+// macControl decodes a MAC Control frame (PFC or 802.3x PAUSE); wire is
+// its length on the wire from the opcode on. A frame shorter on the wire
+// than its opcode's parameters is malformed (of kind other); one the
+// capture cut short is only truncated.
+func macControl(b []byte, wire int, p *Packet) {
 	if len(b) < 2 {
 		return
 	}
 	switch binary.BigEndian.Uint16(b[0:2]) {
 	case macControlPFC:
-		if len(b) < 20 {
+		if wire < macControlPFCLen {
+			malformed(p, "PFC frame too short for the class-enable vector and the eight times")
+			return
+		}
+		if len(b) < macControlPFCLen {
 			return
 		}
 		p.PFCEnable = binary.BigEndian.Uint16(b[2:4])
@@ -216,7 +230,11 @@ func macControl(b []byte, p *Packet) {
 		}
 		p.Kind = KindPFC
 	case macControlPause:
-		if len(b) < 4 {
+		if wire < macControlPauseLen {
+			malformed(p, "PAUSE frame too short for the pause time")
+			return
+		}
+		if len(b) < macControlPauseLen {
 			return
 		}
 		p.PauseQuanta = binary.BigEndian.Uint16(b[2:4])
@@ -387,6 +405,7 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 	payload := ulen - 8 - BTHLen - extLen - int(p.BTH.Pad) - ICRCLen
 	if payload < 0 {
 		malformed(p, "UDP length too short for the opcode's headers")
+		p.ICRCStatus = ICRCMalformed
 	} else {
 		p.PayloadLen = payload
 		p.HasPayloadLen = true

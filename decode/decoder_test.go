@@ -3,6 +3,7 @@ package decode_test
 import (
 	"encoding/binary"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -315,29 +316,80 @@ func TestDecoderMalformed(t *testing.T) {
 		f(b)
 		return b
 	}
+	pfc := synth.PFC([6]byte{2, 0, 0, 0, 0, 1}, 0x08, [8]uint16{3: 1000})
+	pause := synth.Pause([6]byte{2, 0, 0, 0, 0, 1}, 500)
 	tests := []struct {
 		name  string
 		frame []byte
 		kind  decode.Kind
+		icrc  decode.ICRCStatus
 	}{
-		{"udp length below BTH+ICRC", mut(func(b []byte) { binary.BigEndian.PutUint16(b[udpOff+4:], 8+12) }), decode.KindOther},
-		{"udp length beyond IP", mut(func(b []byte) { binary.BigEndian.PutUint16(b[udpOff+4:], 2000) }), decode.KindOther},
-		{"ip total length beyond frame", mut(func(b []byte) { binary.BigEndian.PutUint16(b[ipOff+2:], 3000) }), decode.KindOther},
-		{"ip header length below 20", mut(func(b []byte) { b[ipOff] = 0x44 }), decode.KindOther},
+		{"udp length below BTH+ICRC", mut(func(b []byte) { binary.BigEndian.PutUint16(b[udpOff+4:], 8+12) }), decode.KindOther, decode.ICRCUnchecked},
+		{"udp length beyond IP", mut(func(b []byte) { binary.BigEndian.PutUint16(b[udpOff+4:], 2000) }), decode.KindOther, decode.ICRCUnchecked},
+		{"ip total length beyond frame", mut(func(b []byte) { binary.BigEndian.PutUint16(b[ipOff+2:], 3000) }), decode.KindOther, decode.ICRCUnchecked},
+		{"ip header length below 20", mut(func(b []byte) { b[ipOff] = 0x44 }), decode.KindOther, decode.ICRCUnchecked},
 		// WRITE First needs 16 RETH bytes: an opcode change makes the
-		// datagram too short for ATOMIC's 28 bytes.
+		// datagram too short for ATOMIC's 28 bytes. The frame is whole:
+		// its ICRC status is malformed, not unchecked.
 		{"opcode needs more headers", mut(func(b []byte) {
 			b[udpOff+8] = decode.OpCompareSwap
 			binary.BigEndian.PutUint16(b[udpOff+4:], 8+12+16+4)
 			binary.BigEndian.PutUint16(b[ipOff+2:], 20+8+12+16+4)
-		}), decode.KindRoCE},
+		}), decode.KindRoCE, decode.ICRCMalformed},
+		// MAC Control frames shorter on the wire than their opcode's
+		// parameters: PFC needs 2+2+16 bytes after the EtherType, PAUSE 2+2.
+		{"PFC with 12 of 20 bytes", pfc[:14+12], decode.KindOther, decode.ICRCUnchecked},
+		{"PFC with the opcode only", pfc[:14+2], decode.KindOther, decode.ICRCUnchecked},
+		{"PAUSE with 3 of 4 bytes", pause[:14+3], decode.KindOther, decode.ICRCUnchecked},
 	}
 	d := decode.NewDecoder(decode.Config{})
 	for _, tc := range tests {
 		var p decode.Packet
 		d.Decode(tc.frame, pcapio.LinkTypeEthernet, len(tc.frame), &p)
-		if !p.Malformed || p.Problem == "" || p.Kind != tc.kind {
-			t.Errorf("%s: malformed %v (%q) kind %v", tc.name, p.Malformed, p.Problem, p.Kind)
+		if !p.Malformed || p.Problem == "" || p.Kind != tc.kind || p.ICRCStatus != tc.icrc {
+			t.Errorf("%s: malformed %v (%q) kind %v icrc %v, want malformed, kind %v, icrc %v",
+				tc.name, p.Malformed, p.Problem, p.Kind, p.ICRCStatus, tc.kind, tc.icrc)
+		}
+	}
+	// Cut by the snaplen, not short on the wire: truncated, not malformed.
+	for _, tc := range []struct {
+		name  string
+		frame []byte
+		snap  int
+	}{{"PFC", pfc, 14 + 12}, {"PAUSE", pause, 14 + 3}} {
+		var p decode.Packet
+		d.Decode(tc.frame[:tc.snap], pcapio.LinkTypeEthernet, len(tc.frame), &p)
+		if p.Malformed || !p.Truncated || p.Kind != decode.KindOther {
+			t.Errorf("%s cut at %d: malformed %v (%q) truncated %v kind %v", tc.name, tc.snap, p.Malformed, p.Problem, p.Truncated, p.Kind)
+		}
+	}
+}
+
+// TestMalformedICRCPrinted: the printers say a malformed frame's ICRC was
+// not checked because it is malformed, not because it was cut short.
+func TestMalformedICRCPrinted(t *testing.T) {
+	r := rc(decode.OpWriteFirst, 100)
+	r.RETH = decode.RETHFields{DMALen: 8}
+	r.Payload = 8
+	b := mustFrame(t, r, synth.Wrap{})
+	const ipOff, udpOff = 14, 34
+	b[udpOff+8] = decode.OpCompareSwap
+	binary.BigEndian.PutUint16(b[udpOff+4:], 8+12+16+4)
+	binary.BigEndian.PutUint16(b[ipOff+2:], 20+8+12+16+4)
+	var p decode.Packet
+	decode.NewDecoder(decode.Config{}).Decode(b, pcapio.LinkTypeEthernet, len(b), &p)
+	sum := string(p.AppendSummary(nil, 0, 100e9))
+	tree := string(decode.AppendTree(nil, pcapio.LinkTypeEthernet, &p, 100e9))
+	js := string(p.AppendJSON(nil, "f", ""))
+	for _, c := range []struct {
+		what, text, want, not string
+	}{
+		{"summary", sum, " [ICRC malformed]", "unchecked"},
+		{"tree", tree, "Invariant CRC: [not checked: the frame is malformed]", "unchecked"},
+		{"json", js, `"icrc":null,"icrc_status":"malformed"`, "unchecked"},
+	} {
+		if !strings.Contains(c.text, c.want) || strings.Contains(c.text, c.not) {
+			t.Errorf("%s: %q, want %q and no %q", c.what, c.text, c.want, c.not)
 		}
 	}
 }

@@ -45,9 +45,12 @@
 //
 // Decoding never fails. What cannot be decoded leaves Packet.Kind ==
 // KindOther; bytes that contradict themselves (a length beyond the frame, a
-// wrong IP version) set Packet.Malformed and Packet.Problem; a capture cut
-// short (snaplen) sets Packet.Truncated, and headers the cut left out are
-// absent (Packet.Ext lists the extended headers decoded whole).
+// wrong IP version, a MAC Control frame shorter on the wire than its
+// opcode's parameters) set Packet.Malformed and Packet.Problem, and a
+// malformed frame with a BTH has ICRCStatus ICRCMalformed (its ICRC is not
+// checked); a capture cut short (snaplen) sets Packet.Truncated, and
+// headers the cut left out are absent (Packet.Ext lists the extended
+// headers decoded whole; the ICRC is ICRCUnchecked).
 //
 // # Who owns the bytes
 //

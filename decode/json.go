@@ -176,7 +176,7 @@ func (w *jsonWriter) bthFields(p *Packet) {
 	w.optUint("atomic_compare", at, p.AtomicETH.Compare)
 	w.optUint("atomic_ack_orig", p.Ext&ExtAtomicAckETH != 0, p.AtomicAckOrig)
 	w.optUint("payload_len", h && p.HasPayloadLen, uint64(p.PayloadLen))
-	w.optUint("icrc", h && p.ICRCStatus != ICRCUnchecked, uint64(p.ICRC))
+	w.optUint("icrc", h && p.ICRCStatus.Checked(), uint64(p.ICRC))
 	if h {
 		w.str("icrc_status", p.ICRCStatus.String())
 	} else {

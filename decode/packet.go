@@ -40,23 +40,30 @@ type ICRCStatus uint8
 
 // ICRC outcomes.
 const (
-	ICRCUnchecked ICRCStatus = iota // frame cut too short (or not RoCE)
+	ICRCUnchecked ICRCStatus = iota // frame cut too short by the capture (or not RoCE)
 	ICRCOK
 	ICRCBad
+	ICRCMalformed // the frame is malformed (Packet.Malformed): its ICRC is not checked
 )
 
-// String returns "ok", "bad" or "unchecked".
+// String returns "ok", "bad", "unchecked" or "malformed".
 func (s ICRCStatus) String() string {
 	switch s {
 	case ICRCOK:
 		return "ok"
 	case ICRCBad:
 		return "bad"
+	case ICRCMalformed:
+		return "malformed"
 	case ICRCUnchecked:
 		return "unchecked"
 	}
 	return "unchecked"
 }
+
+// Checked reports whether the ICRC was checked (ok or bad): Packet.ICRC is
+// then the stored ICRC.
+func (s ICRCStatus) Checked() bool { return s == ICRCOK || s == ICRCBad }
 
 // Encap records the mirror encapsulation a frame arrived in.
 type Encap uint8
@@ -223,7 +230,7 @@ type Packet struct {
 	// MAD of management class 0x07), when its fixed fields were captured.
 	CM CMFields
 
-	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus != ICRCUnchecked
+	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus.Checked()
 
 	Offset  int64  // byte offset of the record in its file
 	Problem string // why Malformed, or "" (a constant string: no allocation)

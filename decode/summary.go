@@ -157,6 +157,8 @@ func (p *Packet) appendRoCE(b []byte) []byte {
 		b = append(b, " [ICRC bad]"...)
 	case ICRCUnchecked:
 		b = append(b, " [ICRC unchecked]"...)
+	case ICRCMalformed:
+		b = append(b, " [ICRC malformed]"...)
 	case ICRCOK:
 	}
 	return b

@@ -155,6 +155,8 @@ func appendBTHTree(t *treeWriter, p *Packet) {
 		t.head("Invariant CRC: 0x%08x [incorrect]", p.ICRC)
 	case ICRCUnchecked:
 		t.head("Invariant CRC: [not captured, unchecked]")
+	case ICRCMalformed:
+		t.head("Invariant CRC: [not checked: the frame is malformed]")
 	}
 }
 

@@ -103,6 +103,30 @@ func (in *Inputs) addErr(err error) {
 	in.mu.Unlock()
 }
 
+// addFault records the damage a fault on a mapped file that shrank gave
+// (pcapio.GuardFaults): the reading and the checking goroutine may both
+// meet it, so a file gets one such error, at the earlier of the records
+// they name (the first record not fully read).
+func (in *Inputs) addFault(err error) {
+	var de *pcapio.DamageError
+	if !errors.As(err, &de) || de.Reason != pcapio.ReasonShrank {
+		in.addErr(err)
+		return
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for i, e := range in.errs {
+		var prev *pcapio.DamageError
+		if errors.As(e, &prev) && prev.Reason == pcapio.ReasonShrank && prev.File == de.File {
+			if de.Offset < prev.Offset {
+				in.errs[i] = err
+			}
+			return
+		}
+	}
+	in.errs = append(in.errs, err)
+}
+
 // TrackLayouts makes the reading record, per file, where its record layout
 // changes (Layouts), for a viewer that reads records again at their offsets.
 // Call it before reading.
@@ -150,7 +174,7 @@ func (in *Inputs) Each(ctx context.Context, fn func(rec *pcapio.Record) error) e
 		err = in.loop(ctx, fn)
 		return nil
 	}, in.readers...); ferr != nil {
-		in.addErr(ferr)
+		in.addFault(ferr)
 	}
 	return err
 }

@@ -75,7 +75,8 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // frames in the mapping (they stay valid until the inputs are closed);
 // otherwise on copies, since a buffered reader reuses its buffer. A mapped
 // file that shrinks under the consumer ends the analysis there, recorded as
-// damage in the inputs' errors.
+// damage in the inputs' errors: one error per file, naming the first record
+// not fully read, whichever goroutine (or both) met the fault.
 func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decode.Packet)) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
@@ -93,24 +94,44 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
 		free <- b
 	}
-	ferr := pcapio.GuardFaults(func() error {
+	// cur is the batch and packet whose ICRC is being checked on the
+	// mapping: a fault there names its record, and the packets before it
+	// are still analysed.
+	var (
+		cur  *packetBatch
+		curI = -1
+	)
+	ferr := pcapio.GuardFaultsAt(func() error {
 		for {
 			b, ok := recvBatch(full)
 			if !ok {
 				return nil
 			}
+			cur = b
 			for _, q := range b.icrc {
+				curI = q.i
 				check.FinishICRC(&b.p[q.i], q.ip, q.udpOff)
 			}
+			cur, curI = nil, -1
 			fn(b.p[:b.n])
 			recycle(b)
 		}
+	}, func() (int, int64, bool) {
+		if curI < 0 {
+			return 0, 0, false
+		}
+		p := &cur.p[curI]
+		return p.File, p.Offset, true
 	}, in.readers...)
 	if ferr != nil {
+		if curI >= 0 {
+			fn(cur.p[:curI]) // their ICRCs are checked, and they no longer read the mapping
+			recycle(cur)
+		}
 		for b := range full { // let the producer finish
 			recycle(b)
 		}
-		in.addErr(ferr)
+		in.addFault(ferr)
 	}
 	return err // written before full was closed
 }

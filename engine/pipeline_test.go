@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -174,5 +175,56 @@ func TestPipelineMatchesSerial(t *testing.T) {
 		if (files[len(files)-1] == paths[1]) != (len(errs[0]) == 1) {
 			t.Errorf("%v: errors %v, want the damage of %s", files, errs[0], paths[1])
 		}
+	}
+}
+
+// TestMappedFileShrinksOneError: a mapped file cut short while it is
+// analysed faults on both goroutines, the producer on the next record's
+// header and the consumer in the ICRC of a record whose headers were
+// whole; the inputs record one error, at the first record not fully read,
+// and the records before it are analysed.
+func TestMappedFileShrinksOneError(t *testing.T) {
+	// WRITE Only frames of 14+20+8+12+16+240+4 = 314 bytes, records of
+	// 16+314 = 330 bytes from offset 24: 12800 of them make 4.2 MB, mapped
+	// (snaplen 512). A cut at 8192 (two pages) falls inside record 24
+	// (7944..8274): its headers end at 7944+16+86 = 8046, its ICRC, checked
+	// by the consumer (the first batch's checks are left to it), is past
+	// the cut; the producer then faults on record 25's header at 8274.
+	const n, cut, want = 12800, 8192, 7944
+	c := &synth.Capture{Snaplen: 512}
+	r := &synth.RoCE{Src: synth.Host(1), Dst: synth.Host(2), SrcPort: 50000, Payload: 240,
+		BTH:  decode.BTHFields{Opcode: decode.Opcode(decode.OpWriteOnly), PKey: 0xFFFF, DestQP: 0x11},
+		RETH: decode.RETHFields{VA: 0x1000, RKey: 1, DMALen: 240}}
+	for i := range n {
+		r.BTH.PSN = uint32(i)
+		c.AddRoCE(int64(1+i)*1000, r)
+	}
+	path := filepath.Join(t.TempDir(), "shrinks.pcap")
+	if err := c.WriteFile(path, synth.PcapNanos); err != nil {
+		t.Fatal(err)
+	}
+	in := Open([]string{path})
+	defer in.Close()
+	if !in.Mapped() {
+		t.Skip("the file is not mapped here")
+	}
+	if err := os.Truncate(path, cut); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analyse(context.Background(), in, testCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := in.Errors()
+	wantErr := path + ": damaged record at byte offset 7944: " + pcapio.ReasonShrank
+	if len(errs) != 1 || errs[0].Error() != wantErr {
+		t.Fatalf("errors %q, want one: %q", errs, wantErr)
+	}
+	var de *pcapio.DamageError
+	if !errors.As(errs[0], &de) || de.Offset != want {
+		t.Errorf("damage %v, want a *DamageError at %d", errs[0], want)
+	}
+	if rep.Capture.Packets != 24 { // records 0..23
+		t.Errorf("%d packets analysed, want 24", rep.Capture.Packets)
 	}
 }

@@ -69,6 +69,15 @@ func extrasCapture() *synth.Capture {
 		RETH: decode.RETHFields{VA: 0x1000, RKey: 9, DMALen: 1024},
 	}).Frame(synth.Wrap{})
 	c.Frames = append(c.Frames, synth.Frame{TsNs: t0 + 70_000, Data: b[:70], Len: len(b)})
+	// A whole SEND Only made malformed: its opcode changed to COMPARE_SWAP,
+	// whose AtomicETH the UDP length does not hold (icrc_status
+	// "malformed", icrc null, no flow).
+	m, _ := (&synth.RoCE{
+		Src: synth.Host(3), Dst: synth.Host(4), DSCP: 26, ECN: 2, Payload: 8,
+		BTH: decode.BTHFields{Opcode: decode.Opcode(decode.OpSendOnly), PKey: 0xFFFF, DestQP: 0x44, PSN: 17},
+	}).Frame(synth.Wrap{})
+	m[14+20+8] = decode.OpCompareSwap
+	c.Add(t0+80_000, m)
 	c.Sort()
 	return c
 }

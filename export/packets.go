@@ -230,7 +230,7 @@ func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet) {
 	}
 	def[dPayloadLen][r] = b2u(p.HasBTH && p.HasPayloadLen)
 	i32[i32PayloadLen][r] = int32(p.PayloadLen)
-	def[dICRC][r] = b2u(p.HasBTH && p.ICRCStatus != decode.ICRCUnchecked)
+	def[dICRC][r] = b2u(p.HasBTH && p.ICRCStatus.Checked())
 	i32[i32ICRC][r] = int32(p.ICRC)
 
 	pfc := p.Kind == decode.KindPFC

@@ -13,7 +13,9 @@
 //
 // A flow is one direction (src IP, dst IP, BTH DestQP), plus the DETH source
 // QP for UD (Key). Every frame with a whole BTH on the RoCE port (KindRoCE or
-// KindCNP) belongs to a flow. The flow id (Key.String) is
+// KindCNP) belongs to a flow, unless it is malformed: a malformed frame
+// belongs to no flow and changes nothing in the table (nor in the PFC
+// state). The flow id (Key.String) is
 //
 //	10.0.0.1>10.0.0.2:qp0x000011             RC/UC/XRC and CNP flows
 //	[fd00::1]>[fd00::2]:qp0x000011           IPv6 addresses in brackets

@@ -207,3 +207,36 @@ func TestObserveFlowReturnsTheFramesFlow(t *testing.T) {
 		t.Errorf("flows %v, table %d flows", got, len(tb.Flows()))
 	}
 }
+
+// Malformed frames belong to no flow (contract, "Readings settled"): a
+// malformed RoCE frame or CNP neither starts a flow nor counts on its flow,
+// and a malformed PFC or PAUSE frame pauses nothing.
+func TestMalformedInNoFlow(t *testing.T) {
+	bad := func(p *decode.Packet) *decode.Packet {
+		p.Malformed, p.ICRCStatus = true, decode.ICRCMalformed
+		return p
+	}
+	badPFC := pfcFrame(5, [6]byte{2, 0, 0, 0, 0, 1}, 0x08, [8]uint16{3: 100})
+	badPause := pauseFrame(6, [6]byte{2, 0, 0, 0, 0, 1}, 10)
+	badPFC.Malformed, badPause.Malformed = true, true
+	tb := NewTable(Config{})
+	// wr(1) starts the only flow; the malformed write on it (PSN 5, a gap
+	// were it counted), the malformed write and CNP of other QPs do not.
+	frames := []*decode.Packet{wr(1, 0x11, 0), bad(wr(2, 0x11, 5)), bad(wr(3, 0x12, 7)), bad(cnp(4, 0x11)), badPFC, badPause}
+	for i, p := range frames {
+		f := tb.ObserveFlow(p)
+		if (f == nil) != (i > 0) || tb.FlowOf(p) != f {
+			t.Errorf("frame %d: ObserveFlow %v, FlowOf %v", i, f, tb.FlowOf(p))
+		}
+		if _, ok := KeyOf(p); ok != (i == 0) {
+			t.Errorf("frame %d: KeyOf ok %v", i, ok)
+		}
+	}
+	tb.Finish()
+	if fl := tb.Flows(); len(fl) != 1 || fl[0].Packets != 1 || fl[0].PSNGaps != 0 {
+		t.Errorf("flows %+v, want one flow of 1 packet without a gap", fl)
+	}
+	if len(tb.PFC()) != 0 || len(tb.Events()) != 0 {
+		t.Errorf("PFC %v, events %v: want none", tb.PFC(), tb.Events())
+	}
+}

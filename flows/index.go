@@ -65,7 +65,7 @@ func addrBits(a *netip.Addr) uint64 {
 // it with 16-byte loads that the CPU cannot serve from the narrow stores
 // that built it. Those stalls cost as much as the rest of a lookup.
 func keyParts(p *decode.Packet) (dstQPN, srcQPN uint32, ud, hasSrcQPN, ok bool) {
-	if !p.HasBTH || !p.IsRoCE() {
+	if !p.HasBTH || !p.IsRoCE() || p.Malformed {
 		return 0, 0, false, false, false
 	}
 	dstQPN = p.BTH.DestQP & psnMask

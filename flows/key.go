@@ -19,7 +19,7 @@ type Key struct {
 }
 
 // KeyOf returns the flow key of a decoded frame, and false when the frame
-// belongs to no flow (no whole BTH, or not RoCE/CNP).
+// belongs to no flow (no whole BTH, not RoCE/CNP, or malformed).
 func KeyOf(p *decode.Packet) (Key, bool) {
 	dst, src, ud, hasSrc, ok := keyParts(p) // the rule is there, shared with the lookups
 	if !ok {

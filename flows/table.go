@@ -110,8 +110,12 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 
 // ObserveFlow is Observe, and returns the flow the frame belongs to (what
 // FlowOf returns after it, without a second lookup), or nil for a frame of
+// no flow. A malformed frame (p.Malformed) changes nothing and belongs to
 // no flow.
 func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
+	if p.Malformed {
+		return nil
+	}
 	switch p.Kind {
 	case decode.KindPFC:
 		t.observePFC(p)

@@ -34,8 +34,11 @@ import (
 //
 // Faults. Should the file shrink while it is mapped (another program
 // truncating it), reading the pages past its new end raises SIGBUS. Code
-// that reads a mapped Reader's records runs under GuardFaults, which turns
-// such a fault into a *DamageError naming the file and the byte offset.
+// that reads a mapped Reader's records runs under GuardFaults (or, on a
+// goroutine other than the one calling Next, GuardFaultsAt), which turns
+// such a fault into a *DamageError naming the file and the offset of the
+// first record not fully read. (The fault comes at a page boundary: bytes
+// of the last page past the new end read as zeros.)
 
 const (
 	// mapMaxSnaplen is the largest snaplen of a file OpenFileMapped maps.
@@ -148,12 +151,39 @@ func (r *Reader) contains(addr uintptr) (int64, bool) {
 	return int64(addr - base), true
 }
 
+// ReasonShrank is the Reason of the *DamageError GuardFaults returns for a
+// fault on a mapped file that shrank.
+const ReasonShrank = "the file shrank while it was read (changed by another program?)"
+
 // GuardFaults calls fn and returns its error. A memory fault while fn runs
 // on this goroutine that hits the mapping of one of readers (the file was
 // cut short while it was mapped) ends fn and is returned as a *DamageError
-// naming that file and the byte offset; any other panic goes on. Readers
-// that are not mapped are ignored, so GuardFaults may wrap any reading.
-func GuardFaults(fn func() error, readers ...*Reader) (err error) {
+// naming that file and the offset of the first record not fully read: the
+// record Next was reading, or else the one it returned last (fn, on the
+// goroutine that calls Next, reads the record it was given). Any other
+// panic goes on. Readers that are not mapped are ignored, so GuardFaults may
+// wrap any reading.
+func GuardFaults(fn func() error, readers ...*Reader) error {
+	return guardFaults(fn, readers, (*Reader).faultRecord)
+}
+
+// GuardFaultsAt is GuardFaults for a goroutine that reads the records of
+// mapped readers while another goroutine calls their Next (a pipeline's
+// consumer, which keeps records): at reports the file index and offset of
+// the record fn is reading (ok false: none), which the damage then names.
+// It reads nothing of the readers but their mappings.
+func GuardFaultsAt(fn func() error, at func() (file int, offset int64, ok bool), readers ...*Reader) error {
+	return guardFaults(fn, readers, func(r *Reader, off int64) int64 {
+		if file, rec, ok := at(); ok && file == r.file && rec <= off {
+			return rec
+		}
+		return pageStart(off)
+	})
+}
+
+// guardFaults is GuardFaults; record gives the offset of the record a
+// fault at off of r's mapping cut short.
+func guardFaults(fn func() error, readers []*Reader, record func(r *Reader, off int64) int64) (err error) {
 	mapped := false
 	for _, r := range readers {
 		mapped = mapped || r.mapped
@@ -171,7 +201,7 @@ func GuardFaults(fn func() error, readers ...*Reader) (err error) {
 		if f, ok := v.(interface{ Addr() uintptr }); ok {
 			for _, r := range readers {
 				if off, ok := r.contains(f.Addr()); ok {
-					err = r.damage(off-off%int64(os.Getpagesize()), "the file shrank while it was read (changed by another program?)")
+					err = &DamageError{File: r.name, Offset: record(r, off), Reason: ReasonShrank}
 					return
 				}
 			}
@@ -180,3 +210,20 @@ func GuardFaults(fn func() error, readers ...*Reader) (err error) {
 	}()
 	return fn()
 }
+
+// faultRecord returns the offset of the record that a fault at off cut
+// short, on the goroutine that calls Next: the record Next was reading
+// (at the read position) when off lies at or past it, else the record Next
+// returned last.
+func (r *Reader) faultRecord(off int64) int64 {
+	if pos := r.offset(); off >= pos {
+		return pos
+	}
+	if off >= r.last {
+		return r.last
+	}
+	return pageStart(off) // not a record of this goroutine's: only the page is known
+}
+
+// pageStart returns the start of the page holding offset off.
+func pageStart(off int64) int64 { return off - off%int64(os.Getpagesize()) }

@@ -158,47 +158,128 @@ func TestMappedReleaseKeepsRecords(t *testing.T) {
 }
 
 // TestMappedFileShrinks: a mapped file cut short by another program while
-// it is read gives a *DamageError naming the file and an offset past the
-// new end, under GuardFaults, not a crash; the records before are intact.
+// it is read gives, under GuardFaults, one *DamageError naming the file and
+// the first record not fully read (not the page of the fault), not a
+// crash; the records before are intact.
 func TestMappedFileShrinks(t *testing.T) {
-	const n, size = 8000, 1000 // 8 MB
-	path := bigPcap(t, 65535, n, size)
-	r, err := openFileMapped(path, 0, 1)
+	// pcap: the file header is 24 bytes, record i starts at 24+i*(16+size).
+	// pcapng (SHB 28 bytes, IDB 20, EPBs of 1000 bytes with a comment
+	// option: 1048 bytes each): EPB i starts at 48+i*1048.
+	ngPath := func(n int) string {
+		w := &ngWriter{}
+		w.shb(le)
+		w.idb(1, 65535)
+		for i := range n {
+			w.epb(0, uint64(i), bytes.Repeat([]byte{byte(i)}, 1000), 0)
+		}
+		p := filepath.Join(t.TempDir(), "big.pcapng")
+		if err := os.WriteFile(p, w.b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name string
+		path string
+		cut  int64 // page-aligned: the bytes from there fault
+		want int64
+	}{
+		// Record 1032 at 24+1032*1016 = 1048536: its header is whole, its
+		// data crosses the cut (the fault is in fn, at 1048576).
+		{"pcap, data cut", bigPcap(t, 65535, 8000, 1000), 1 << 20, 1048536},
+		// Record 1057 at 24+1057*992 = 1048568: its header crosses the
+		// cut (the fault is in Next).
+		{"pcap, header cut", bigPcap(t, 65535, 8000, 976), 1 << 20, 1048568},
+		// Record 899 starts at 24+899*1016 = 913408 = 223 pages: the cut
+		// falls between two records; record 898 is whole.
+		{"pcap, cut between records", bigPcap(t, 65535, 8000, 1000), 913408, 913408},
+		// EPB 1000 at 48+1000*1048 = 1048048 crosses the cut (Next reads
+		// its trailing length).
+		{"pcapng, block cut", ngPath(8000), 1 << 20, 1048048},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := openFileMapped(tc.path, 0, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var rec Record
+			if err := r.Next(&rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(tc.path, tc.cut); err != nil {
+				t.Fatal(err)
+			}
+			var sum int
+			last := rec.Offset
+			err = GuardFaults(func() error {
+				for {
+					if err := r.Next(&rec); err != nil {
+						return err
+					}
+					for _, b := range rec.Data {
+						sum += int(b)
+					}
+					last = rec.Offset
+				}
+			}, r)
+			var de *DamageError
+			if !errors.As(err, &de) {
+				t.Fatalf("error %v (%T), want *DamageError", err, err)
+			}
+			if want := (DamageError{File: tc.path, Offset: tc.want, Reason: ReasonShrank}); *de != want {
+				t.Errorf("damage %+v, want %+v", *de, want)
+			}
+			if last >= tc.want || last < tc.want-1100 {
+				t.Errorf("last record read whole at %d, want the one before %d", last, tc.want)
+			}
+		})
+	}
+}
+
+// TestGuardFaultsAt: on a goroutine that reads kept records, the damage
+// names the record at reports; a fault elsewhere in the mapping (at reports
+// none) names the page; a panic that is not a fault on the mapping goes on.
+func TestGuardFaultsAt(t *testing.T) {
+	path := bigPcap(t, 65535, 8000, 1000)
+	r, err := openFileMapped(path, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var rec Record
-	if err := r.Next(&rec); err != nil {
-		t.Fatal(err)
-	}
-	const cut = 1 << 20
-	if err := os.Truncate(path, cut); err != nil {
-		t.Fatal(err)
-	}
-	var sum, got int
-	err = GuardFaults(func() error {
-		for {
-			if err := r.Next(&rec); err != nil {
-				return err
-			}
-			for _, b := range rec.Data {
-				sum += int(b)
-			}
-			got++
+	var recs []Record
+	for range 1100 {
+		var rec Record
+		if err := r.Next(&rec); err != nil {
+			t.Fatal(err)
 		}
-	}, r)
-	var de *DamageError
-	if !errors.As(err, &de) {
-		t.Fatalf("error %v (%T), want *DamageError", err, err)
+		recs = append(recs, rec)
 	}
-	if de.File != path || de.Offset < cut || de.Offset > cut+int64(os.Getpagesize()) {
-		t.Errorf("damage %+v, want file %s near offset %d", *de, path, cut)
+	if err := os.Truncate(path, 1<<20); err != nil {
+		t.Fatal(err)
 	}
-	if got < cut/(16+size)-2 {
-		t.Errorf("only %d records before the fault", got)
+	for _, tc := range []struct {
+		name string
+		ok   bool
+		want int64
+	}{
+		{"record known", true, 1048536}, // record 1032 (see TestMappedFileShrinks)
+		{"record unknown", false, 1 << 20},
+	} {
+		cur, sum := -1, 0
+		err := GuardFaultsAt(func() error {
+			for cur = range recs {
+				for _, b := range recs[cur].Data {
+					sum += int(b)
+				}
+			}
+			return nil
+		}, func() (int, int64, bool) { return recs[cur].File, recs[cur].Offset, tc.ok }, r)
+		var de *DamageError
+		if !errors.As(err, &de) || de.Offset != tc.want || de.File != path || cur != 1032 {
+			t.Errorf("%s: error %v at record %d (sum %d), want damage at %d in record 1032", tc.name, err, cur, sum, tc.want)
+		}
 	}
-	// A panic that is not a fault on the mapping goes on.
 	defer func() {
 		if v := recover(); v != "other" {
 			t.Errorf("recovered %v, want the other panic", v)

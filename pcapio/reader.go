@@ -168,9 +168,11 @@ type Reader struct {
 	base int64 // file offset of buf[0]
 	eof  bool  // src returned io.EOF
 	// mapped: buf is the whole file, memory-mapped (mmap.go); released is
-	// the length of its prefix given back to the kernel.
+	// the length of its prefix given back to the kernel; last is the offset
+	// of the record Next returned last (GuardFaults names it).
 	mapped   bool
 	released int
+	last     int64
 	rerr     error // src returned this error (sticky)
 	err      error // sticky error returned by Next (io.EOF included)
 
@@ -277,8 +279,11 @@ func (r *Reader) Next(rec *Record) error {
 	}
 	if err != nil {
 		r.err = err
-	} else if r.mapped && r.r-r.released >= mapReleaseLag+mapReleaseStep {
-		r.releaseBehind()
+	} else if r.mapped {
+		r.last = rec.Offset
+		if r.r-r.released >= mapReleaseLag+mapReleaseStep {
+			r.releaseBehind()
+		}
 	}
 	return err
 }

@@ -18,6 +18,8 @@ func (t *Table) Clone() *Table {
 		bps:      t.bps,
 		pmtu:     t.pmtu,
 		finished: t.finished,
+		maxFlows: t.maxFlows,
+		dropped:  t.dropped,
 		flows:    newFlowIndex(t.flows.len()),
 		order:    slices.Clone(t.order), // replaced one by one below
 		hosts:    make(map[hostPair]*hostGroup, len(t.hosts)),

@@ -11,7 +11,14 @@ import (
 type Config struct {
 	PMTU         int   // 256, 512, 1024, 2048 or 4096; 0 = infer from the capture
 	LinkSpeedBps int64 // link speed in bits per second for PFC quanta; 0 = 100 Gb/s
+	// MaxFlows bounds the flow table: a frame that would start a flow
+	// beyond it starts none and is counted in FlowsDropped. 0 means
+	// DefaultMaxFlows; a negative value, no limit.
+	MaxFlows int
 }
+
+// DefaultMaxFlows is the flow limit used when Config.MaxFlows is 0.
+const DefaultMaxFlows = 2_000_000
 
 // DefaultLinkSpeedBps is the link speed used when Config.LinkSpeedBps is 0.
 const DefaultLinkSpeedBps int64 = 100_000_000_000
@@ -33,6 +40,9 @@ type Table struct {
 	pmtu     int // configured, or the first PMTU the capture revealed
 	finished bool
 
+	maxFlows int   // flows beyond this start none (negative: no limit)
+	dropped  int64 // frames of flows beyond maxFlows
+
 	cmReqs  map[cmKey]cmReq // CM REQs seen, by requester and communication ID
 	cmPairs map[Key]Key     // flows paired by a CM REQ/REP, both ways
 }
@@ -50,9 +60,14 @@ func NewTable(cfg Config) *Table {
 		hosts: make(map[hostPair]*hostGroup),
 		pfc:   make(map[PFCKey]*PFCStat),
 		pmtu:  cfg.PMTU,
+
+		maxFlows: cfg.MaxFlows,
 	}
 	if t.bps <= 0 {
 		t.bps = DefaultLinkSpeedBps
+	}
+	if t.maxFlows == 0 {
+		t.maxFlows = DefaultMaxFlows
 	}
 	return t
 }
@@ -95,6 +110,14 @@ func (t *Table) FlowOf(p *decode.Packet) *Flow {
 	return t.flows.getPacket(p, dst, src, ud, hasSrc)
 }
 
+// MaxFlows returns the flow limit in force (Config.MaxFlows, DefaultMaxFlows
+// for 0; negative: none).
+func (t *Table) MaxFlows() int { return t.maxFlows }
+
+// FlowsDropped returns the number of frames that belonged to no flow of the
+// table because they would have started a flow beyond Config.MaxFlows.
+func (t *Table) FlowsDropped() int64 { return t.dropped }
+
 // Events returns the events. After Finish they are sorted by time, then flow
 // (first-seen order; pause events, which have no flow, after flow events),
 // then kind, then the order they were found in.
@@ -110,7 +133,7 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 
 // ObserveFlow is Observe, and returns the flow the frame belongs to (what
 // FlowOf returns after it, without a second lookup), or nil for a frame of
-// no flow.
+// no flow (also one of a flow beyond Config.MaxFlows: FlowsDropped).
 func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 	switch p.Kind {
 	case decode.KindPFC:
@@ -129,6 +152,10 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 	}
 	f := t.flows.getPacket(p, dst, src, ud, hasSrc)
 	if f == nil {
+		if t.maxFlows >= 0 && t.flows.len() >= t.maxFlows {
+			t.dropped++
+			return nil
+		}
 		k, _ := KeyOf(p)
 		f = t.newFlow(k)
 	}

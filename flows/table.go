@@ -187,7 +187,7 @@ func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 }
 
 func (t *Table) newFlow(k Key) *Flow {
-	f := &Flow{Key: k, id: k.String(), index: len(t.order)}
+	f := &Flow{Key: k, id: k.String(), index: int32(len(t.order))}
 	t.flows.add(f)
 	t.order = append(t.order, f)
 	hp := hostPair{k.Src, k.Dst}
@@ -226,11 +226,11 @@ func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
 		return
 	}
 	if f.pmtu == 0 {
-		f.pmtu = p.PayloadLen
+		f.pmtu = uint16(p.PayloadLen)
 	}
-	if !f.peerPMTU && f.peer != nil { // peerPMTU: skip loading the peer's state
-		if f.peer.pmtu == 0 {
-			f.peer.pmtu = p.PayloadLen
+	if !f.peerPMTU && f.paired() { // peerPMTU: skip loading the peer's state
+		if q := f.cold.peer; q.pmtu == 0 {
+			q.pmtu = uint16(p.PayloadLen)
 		}
 		f.peerPMTU = true
 	}
@@ -294,7 +294,7 @@ func flowOrder(f *Flow) int {
 	if f == nil {
 		return int(^uint(0) >> 1)
 	}
-	return f.index
+	return int(f.index)
 }
 
 func compareEvents(a, b Event) int {
@@ -310,12 +310,14 @@ func compareEvents(a, b Event) int {
 // resolveEvents fills NAK targets from the final pairing and computes
 // after_nak_ns for retransmissions. Events must be sorted.
 func (t *Table) resolveEvents() {
+	// nakTs[flow]: the times of the flow's NAKs and RNR NAKs, ascending.
+	nakTs := make(map[*Flow][]int64)
 	for i := range t.events {
 		e := &t.events[i]
 		switch e.Kind {
 		case EventNAK, EventRNRNAK:
-			e.Target = e.Flow.peer
-			e.Flow.nakTs = append(e.Flow.nakTs, e.TsNs)
+			e.Target = e.Flow.Peer()
+			nakTs[e.Flow] = append(nakTs[e.Flow], e.TsNs)
 		}
 	}
 	// lastReplay[flow index] = start of the previous replay episode + 1 (0: none).
@@ -327,16 +329,17 @@ func (t *Table) resolveEvents() {
 		}
 		prev, hadPrev := lastReplay[e.Flow]
 		lastReplay[e.Flow] = e.TsNs
-		peer := e.Flow.peer
-		if peer == nil || len(peer.nakTs) == 0 {
+		peer := e.Flow.Peer()
+		naks := nakTs[peer] // nil for a nil peer
+		if len(naks) == 0 {
 			continue
 		}
 		// Latest NAK with ts <= replay ts.
-		j, _ := slices.BinarySearch(peer.nakTs, e.TsNs+1)
+		j, _ := slices.BinarySearch(naks, e.TsNs+1)
 		if j == 0 {
 			continue
 		}
-		nak := peer.nakTs[j-1]
+		nak := naks[j-1]
 		if hadPrev && nak <= prev {
 			continue // that NAK was answered by the previous replay
 		}

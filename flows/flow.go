@@ -45,8 +45,8 @@ type Flow struct {
 	port0      uint16 // the first UDP source port (nPorts > 0)
 	nPorts     uint8  // distinct source ports: port0, then all in cold.ports
 	transport  decode.Transport
-	portsExtra bool // more than maxPorts distinct source ports
-	peerPMTU   bool // paired and the peer's pmtu != 0 (both never change after)
+	portsExtra bool  // more than maxPorts distinct source ports
+	peerState  uint8 // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
 	index      int32
 
 	MaxPayload   int   // largest payload length of a non-CNP frame
@@ -80,8 +80,7 @@ type reqState struct {
 
 // flowCold is the state of a flow made on first need (Flow.more).
 type flowCold struct {
-	peer    *Flow            // the reverse flow (req.paired)
-	paired  bool             // peer != nil
+	peer    *Flow            // the reverse flow (peerState != peerUnknown)
 	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
 	ceFirst int64            // first CE-marked frame since the previous matched CNP
 
@@ -149,7 +148,15 @@ func (f *Flow) Peer() *Flow {
 }
 
 // paired reports whether the flow's peer is known.
-func (f *Flow) paired() bool { return f.cold != nil && f.cold.paired }
+func (f *Flow) paired() bool { return f.peerState != peerUnknown }
+
+// Flow.peerState values. peerPMTUKnown: paired, and the peer's pmtu is
+// not 0 (both never change after).
+const (
+	peerUnknown uint8 = iota
+	peerPaired
+	peerPMTUKnown
+)
 
 // Transport returns "RC", "UC", "UD", "XRC" (or "RD") from the first non-CNP
 // frame, and "CNP" when the flow carried nothing but CNPs.

@@ -98,7 +98,7 @@ func (t *Table) answers(c *Flow, psn PSN, ts int64, kind matchKind) (inRange, ex
 func link(a, b *Flow) {
 	ac, bc := a.more(), b.more()
 	ac.peer, bc.peer = b, a
-	ac.paired, bc.paired = true, true
+	a.peerState, b.peerState = peerPaired, peerPaired
 	ac.pairVote, bc.pairVote = nil, nil
 	if a.pmtu == 0 {
 		a.pmtu = b.pmtu

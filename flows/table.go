@@ -228,11 +228,11 @@ func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
 	if f.pmtu == 0 {
 		f.pmtu = uint16(p.PayloadLen)
 	}
-	if !f.peerPMTU && f.paired() { // peerPMTU: skip loading the peer's state
+	if f.peerState == peerPaired { // peerPMTUKnown: skip loading the peer's state
 		if q := f.cold.peer; q.pmtu == 0 {
 			q.pmtu = uint16(p.PayloadLen)
 		}
-		f.peerPMTU = true
+		f.peerState = peerPMTUKnown
 	}
 	if t.pmtu == 0 {
 		t.pmtu = p.PayloadLen

@@ -25,7 +25,7 @@ func (fd *finder) capture() {
 	}
 	if c.FlowsDropped > 0 {
 		fd.add(SeverityWarning, CodeFlowsDropped, nil,
-			"%s of flows beyond the flow limit (%s flows, --max-flows) started no flow: they are counted here but in no flow, event or finding",
-			plural(c.FlowsDropped, "frame"), num(int64(fd.t.MaxFlows())))
+			"%s of flows beyond the flow limit (%s, --max-flows) started no flow: they are counted here but in no flow, event or finding",
+			plural(c.FlowsDropped, "frame"), plural(int64(fd.t.MaxFlows()), "flow"))
 	}
 }

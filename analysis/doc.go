@@ -82,6 +82,8 @@
 //	malformed_frames            warning  the capture has malformed frames
 //	capture_drops               warning  a live capture lost frames in the kernel (capture.kernel_drops
 //	                                     > 0): the capture dropped them, not the fabric
+//	flows_dropped               warning  frames of flows beyond the flow limit (flows.Config.MaxFlows,
+//	                                     --max-flows) started no flow (capture.flows_dropped > 0)
 //
 // # Text report
 //

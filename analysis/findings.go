@@ -36,6 +36,7 @@ const (
 	CodeICRCUnchecked         = "icrc_unchecked_snaplen"
 	CodeMalformed             = "malformed_frames"
 	CodeCaptureDrops          = "capture_drops" // warning: a live capture dropped frames in the kernel
+	CodeFlowsDropped          = "flows_dropped" // warning: frames of flows beyond --max-flows were not analysed
 )
 
 // flowEvents gathers per-flow facts from the events.

@@ -51,8 +51,8 @@ func (fd *finder) qos(m *qosMasks) {
 			fd.add(SeverityError, CodeOversizePayload, f, "a frame at %s carries %d payload bytes, more than the PMTU of %d bytes",
 				fmtTs(f.MaxPayloadTs, fd.c.FirstTsNs), f.MaxPayload, t.PMTUFor(f))
 		}
-		if ports, more := f.SrcPorts(); len(ports) > 1 {
-			n := fmt.Sprint(len(ports))
+		if nPorts, more := f.NumSrcPorts(); nPorts > 1 {
+			n := fmt.Sprint(nPorts)
 			if more {
 				n = "more than " + n
 			}

@@ -41,6 +41,10 @@ type CaptureSummary struct {
 	// kernel (PACKET_STATISTICS drops) before rocetrace could read them;
 	// always 0 for files. The caller sets it: Counter never does.
 	KernelDrops int64 `json:"kernel_drops"`
+	// FlowsDropped is the number of frames that started no flow because
+	// the flow table was full (flows.Config.MaxFlows; --max-flows). Build
+	// sets it from the table.
+	FlowsDropped int64 `json:"flows_dropped"`
 }
 
 // FlowReport is one flow of the report.
@@ -154,6 +158,7 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	if r.Capture.Files == nil {
 		r.Capture.Files = []string{}
 	}
+	r.Capture.FlowsDropped = t.FlowsDropped()
 	for _, f := range t.Flows() {
 		r.Flows = append(r.Flows, flowReport(f))
 	}

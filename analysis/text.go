@@ -108,6 +108,9 @@ func (tx *textWriter) capture(c *CaptureSummary) {
 	if c.KernelDrops > 0 || isLive(c.Files) {
 		fmt.Fprintf(tw, "  kernel drops\t%s frames lost by the capture itself (not by the fabric)\n", num(c.KernelDrops))
 	}
+	if c.FlowsDropped > 0 {
+		fmt.Fprintf(tw, "  flows dropped\t%s of flows beyond --max-flows, in no flow\n", plural(c.FlowsDropped, "frame"))
+	}
 	_ = tw.Flush()
 }
 

@@ -18,6 +18,8 @@ func (t *Table) Clone() *Table {
 		bps:      t.bps,
 		pmtu:     t.pmtu,
 		finished: t.finished,
+		maxFlows: t.maxFlows,
+		dropped:  t.dropped,
 		flows:    newFlowIndex(t.flows.len()),
 		order:    slices.Clone(t.order), // replaced one by one below
 		hosts:    make(map[hostPair]*hostGroup, len(t.hosts)),
@@ -32,10 +34,17 @@ func (t *Table) Clone() *Table {
 	for i, f := range t.order {
 		nf := new(Flow)
 		*nf = *f // every field but the pointers and slices below is a value
-		nf.nakTs = slices.Clone(f.nakTs)
-		if f.req.reads != nil {
-			reads := *f.req.reads
-			nf.req.reads = &reads
+		if f.cold != nil {
+			nc := *f.cold
+			if nc.recent != nil {
+				recent := *nc.recent
+				nc.recent = &recent
+			}
+			if nc.reads != nil {
+				reads := *nc.reads
+				nc.reads = &reads
+			}
+			nf.cold = &nc
 		}
 		c.order[i] = nf
 	}
@@ -46,8 +55,10 @@ func (t *Table) Clone() *Table {
 		return c.order[f.index]
 	}
 	for _, nf := range c.order {
-		nf.peer = remap(nf.peer)
-		nf.pairVote = remap(nf.pairVote)
+		if nf.cold != nil {
+			nf.cold.peer = remap(nf.cold.peer)
+			nf.cold.pairVote = remap(nf.cold.pairVote)
+		}
 		c.flows.add(nf)
 	}
 	for hp, g := range t.hosts {

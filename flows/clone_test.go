@@ -95,19 +95,31 @@ func TestCloneSharesNothing(t *testing.T) {
 	}
 	reads := 0
 	for i, f := range clone.Flows() {
-		if r := f.req.reads; r != nil {
+		if f.cold == nil {
+			continue
+		}
+		lc := live.Flows()[i].cold
+		if f.cold == lc {
+			t.Errorf("cold state of %s shared", f.ID())
+		}
+		if r := f.cold.reads; r != nil {
 			reads++
-			if r == live.Flows()[i].req.reads {
+			if r == lc.reads {
 				t.Errorf("READ ring of %s shared", f.ID())
 			}
+		}
+		if r := f.cold.recent; r != nil && r == lc.recent {
+			t.Errorf("request ring of %s shared", f.ID())
 		}
 	}
 	if reads == 0 {
 		t.Error("no flow with READ requests in the scenario")
 	}
 	for _, f := range clone.Flows() {
-		check("peer", f.peer)
-		check("pairVote", f.pairVote)
+		check("peer", f.Peer())
+		if f.cold != nil {
+			check("pairVote", f.cold.pairVote)
+		}
 		if clone.Flow(f.Key) != f {
 			t.Errorf("map entry of %s is not the clone's flow", f.ID())
 		}
@@ -165,8 +177,8 @@ func TestCloneConcurrentUse(t *testing.T) {
 // it must be handled in flows/clone.go and listed here. A new Table field
 // must be copied there too (the field count below is the reminder).
 func TestCloneKnowsEveryField(t *testing.T) {
-	handled := map[string]bool{"Flow.peer": true, "Flow.pairVote": true, "Flow.nakTs": true,
-		"Flow.id": true, "reqState.reads": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
+	handled := map[string]bool{"flowCold.peer": true, "flowCold.pairVote": true, "flowCold.recent": true,
+		"Flow.id": true, "flowCold.reads": true, "Flow.cold": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
 	var walk func(owner string, typ reflect.Type)
 	walk = func(owner string, typ reflect.Type) {
 		for i := range typ.NumField() {
@@ -192,10 +204,10 @@ func TestCloneKnowsEveryField(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []any{Flow{}, Event{}, PFCStat{}} {
+	for _, v := range []any{Flow{}, flowCold{}, Event{}, PFCStat{}} {
 		walk(reflect.TypeOf(v).Name(), reflect.TypeOf(v))
 	}
-	if got := reflect.TypeOf(Table{}).NumField(); got != 12 {
-		t.Errorf("flows.Table has %d fields, Clone was written for 12: review flows/clone.go", got)
+	if got := reflect.TypeOf(Table{}).NumField(); got != 14 {
+		t.Errorf("flows.Table has %d fields, Clone was written for 14: review flows/clone.go", got)
 	}
 }

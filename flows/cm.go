@@ -49,7 +49,7 @@ func (t *Table) observeCM(p *decode.Packet) {
 // has a peer yet.
 func (t *Table) cmLink(a, b Key) {
 	fa, fb := t.flows.get(&a), t.flows.get(&b)
-	if fa != nil && fb != nil && fa.peer == nil && fb.peer == nil {
+	if fa != nil && fb != nil && !fa.paired() && !fb.paired() {
 		link(fa, fb)
 	}
 }

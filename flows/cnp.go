@@ -6,17 +6,17 @@ import "github.com/rocetrace/rocetrace/decode"
 // flow) and emits the cnp event.
 func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 	f.CNPs++
-	target := f.peer
+	target := f.Peer()
 	if target == nil {
 		target = t.cnpFallback(f)
 	}
 	e := Event{Kind: EventCNP, TsNs: p.TsNs, Flow: f, Target: target}
 	if target != nil {
 		target.CNPsReceived++
-		if target.ce.pending {
-			e.ECNToCNPNs = p.TsNs - target.ce.first
+		if target.req.cePending {
+			e.ECNToCNPNs = p.TsNs - target.cold.ceFirst
 			e.HasECNToCNP = true
-			target.ce.pending = false
+			target.req.cePending = false
 		}
 	}
 	t.emit(e)
@@ -47,18 +47,18 @@ func (t *Table) cnpFallback(f *Flow) *Flow {
 			}
 			nUD++
 			ud = c
-			if c.ce.pending {
+			if c.req.cePending {
 				nUDCE++
 				udCE = c
 			}
 			continue
 		}
-		if c.peer != nil {
+		if c.paired() {
 			continue
 		}
 		nConn++
 		conn = c
-		if c.ce.pending {
+		if c.req.cePending {
 			nConnCE++
 			connCE = c
 		}

@@ -6,6 +6,18 @@
 // frames of known flows and PFC keys unless the frame produces an event;
 // memory grows with flows, events and PFC keys, never with packets.
 //
+// # Memory bounds
+//
+// A flow that saw one packet costs about 380 bytes (the Flow, its id and its
+// index slot); what only some flows need (the ring of recent requests, READ
+// state, replays, READ responses, pairing votes, CE marks, more than one
+// source port) is made on first need. A stored event is 112 bytes.
+// TestMemoryPerFlowAndEvent holds the bounds (400 and 128 bytes). The table
+// holds at most Config.MaxFlows flows (DefaultMaxFlows; --max-flows): a
+// frame that would start a flow beyond it belongs to none, Observe returns
+// nil for it, and FlowsDropped counts it (the capture counters still count
+// it: analysis' capture.flows_dropped and its flows_dropped finding).
+//
 // The interface (docs/interface.md: capture, flows, events, pfc) is
 // implemented as written. Where it is silent, these are the rules:
 //

@@ -31,66 +31,85 @@ type Flow struct {
 	CNPsReceived  int64 // CNPs that named this flow as their target
 
 	// Quality statistics used by analysis' findings.
-	DataPackets  int64  // non-CNP frames
-	NotECT       int64  // non-CNP frames with ECN = 0
-	ICRCBad      int64  // frames whose ICRC did not match
-	DSCPMask     uint64 // bit d: a non-CNP frame had DSCP d
-	PCPMask      uint16 // bit p: a non-CNP frame had outer VLAN PCP p; bit 8: untagged
-	CNPDSCPMask  uint64 // same, for CNP frames
-	CNPPCPMask   uint16 // same, for CNP frames
-	MaxPayload   int    // largest payload length of a non-CNP frame
-	MaxPayloadTs int64  // time of the frame that set MaxPayload
+	DataPackets int64  // non-CNP frames
+	NotECT      int64  // non-CNP frames with ECN = 0
+	ICRCBad     int64  // frames whose ICRC did not match
+	DSCPMask    uint64 // bit d: a non-CNP frame had DSCP d
+	CNPDSCPMask uint64 // same, for CNP frames
+	PCPMask     uint16 // bit p: a non-CNP frame had outer VLAN PCP p; bit 8: untagged
+	CNPPCPMask  uint16 // same, for CNP frames
 
-	// The unexported fields are laid out for the cache: those most frames
-	// touch fill the rest of the line of MaxPayload and the next one, and
-	// the request state starts on the line after (at byte 320), with its
-	// scalars in one line and its rings behind. Flow structs are 2 KiB
-	// apart, so with thousands of flows each line touched is a cache miss.
-	peer       *Flow
-	pmtu       int // PMTU learnt from this flow's First/Middle packets
-	ports      [maxPorts]uint16
-	nPorts     int
-	ce         ceState
+	// Small unexported fields fill the rest of the masks' word and the
+	// next one (the layout is for size: see below).
+	pmtu       uint16 // PMTU learnt from this flow's First/Middle packets
+	port0      uint16 // the first UDP source port (nPorts > 0)
+	nPorts     uint8  // distinct source ports: port0, then all in cold.ports
 	transport  decode.Transport
-	portsExtra bool // more than maxPorts distinct source ports
-	peerPMTU   bool // peer != nil and peer.pmtu != 0 (both never change after)
-	index      int
-	pairVotes  int
+	portsExtra bool  // more than maxPorts distinct source ports
+	peerState  uint8 // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
+	index      int32
 
-	req reqState
+	MaxPayload   int   // largest payload length of a non-CNP frame
+	MaxPayloadTs int64 // time of the frame that set MaxPayload
+
+	// The unexported fields hold what every flow needs, packed: 288
+	// bytes in all for a flow that saw one packet (TestMemoryPerFlowAndEvent:
+	// a hostile capture may hold millions of them). What only some flows
+	// need (the peer, a second source port, CE marks, the request and READ
+	// rings, replays, READ responses, pairing votes) is in cold, made on
+	// first need; flags in req say whether to look there.
+	cold *flowCold
+	id   string
+	req  reqState
+}
+
+// reqState tracks the request PSN stream of a flow (cold holds the rest),
+// and the flow's flags.
+type reqState struct {
+	first   PSN    // first request PSN seen
+	next    PSN    // expected next request PSN = high-water mark + 1
+	nRecent uint32 // requests recorded (recentAt); after 2^32 it wraps to recentRing
+
+	init      bool
+	pending   bool // next depends on a READ whose span is not known yet (cold.pendingSeq)
+	inReplay  bool // a replay episode is open (cold.replay*)
+	cePending bool // CE marks wait for a CNP since cold.ceFirst (on the flow, not its requests)
+
+	ts0 int64 // time of the first request (PSN first), before cold.recent
+}
+
+// flowCold is the state of a flow made on first need (Flow.more).
+type flowCold struct {
+	peer    *Flow            // the reverse flow (peerState != peerUnknown)
+	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
+	ceFirst int64            // first CE-marked frame since the previous matched CNP
+
+	// recent holds the latest requests, made at the second one.
+	recent *[recentRing]recentReq
+	// reads is made at the flow's first READ request: most flows never
+	// send one, and the ring is 1 KiB.
+	reads      *[readRing]readReq
+	nReads     uint64 // READ requests recorded so far (sequence numbers 0..nReads-1)
+	pendingSeq uint64 // the READ whose span is pending (reqState.pending)
+
+	replayPSN     PSN
+	replayCursor  PSN
+	replayTs      int64
+	replayPackets int64
 
 	resp respState
 
-	id        string
 	pairTries int64
 	pairVote  *Flow
-
-	// Finish-time scratch.
-	nakTs []int64
+	pairVotes int
 }
 
-// reqState tracks the request PSN stream of a flow.
-type reqState struct {
-	init  bool
-	first PSN // first request PSN seen
-	next  PSN // expected next request PSN = high-water mark + 1
-
-	pending    bool   // next depends on a READ whose span is not known yet
-	pendingSeq uint64 // that READ's sequence number
-
-	inReplay      bool
-	replayPSN     PSN
-	replayTs      int64
-	replayPackets int64
-	replayCursor  PSN
-
-	nRecent uint64
-	nReads  uint64 // READ requests recorded so far (sequence numbers 0..nReads-1)
-
-	recent [recentRing]recentReq
-	// reads is made at the flow's first READ request: most flows never
-	// send one, and the ring is 1 KiB (half a flow's size otherwise).
-	reads *[readRing]readReq
+// more returns f's cold state, made on first need.
+func (f *Flow) more() *flowCold {
+	if f.cold == nil {
+		f.cold = new(flowCold)
+	}
+	return f.cold
 }
 
 type recentReq struct {
@@ -114,20 +133,30 @@ type respState struct {
 	next PSN    // expected next response PSN
 }
 
-// ceState tracks CE marks waiting for a CNP.
-type ceState struct {
-	pending bool
-	first   int64 // first CE-marked frame since the previous matched CNP
-}
-
 // ID returns the flow id (Key.String, computed once).
 func (f *Flow) ID() string { return f.id }
 
 // Index returns the flow's position in first-seen order (0-based).
-func (f *Flow) Index() int { return f.index }
+func (f *Flow) Index() int { return int(f.index) }
 
 // Peer returns the reverse flow of the same QP pair, or nil when unknown.
-func (f *Flow) Peer() *Flow { return f.peer }
+func (f *Flow) Peer() *Flow {
+	if f.cold == nil {
+		return nil
+	}
+	return f.cold.peer
+}
+
+// paired reports whether the flow's peer is known.
+func (f *Flow) paired() bool { return f.peerState != peerUnknown }
+
+// Flow.peerState values. peerPMTUKnown: paired, and the peer's pmtu is
+// not 0 (both never change after).
+const (
+	peerUnknown uint8 = iota
+	peerPaired
+	peerPMTUKnown
+)
 
 // Transport returns "RC", "UC", "UD", "XRC" (or "RD") from the first non-CNP
 // frame, and "CNP" when the flow carried nothing but CNPs.
@@ -142,23 +171,39 @@ func (f *Flow) Transport() string {
 // Middle packets, or 0. See Table.PMTUFor for the value analysis uses.
 func (f *Flow) PMTU() int {
 	if f.pmtu != 0 {
-		return f.pmtu
+		return int(f.pmtu)
 	}
-	if f.peer != nil {
-		return f.peer.pmtu
+	if q := f.Peer(); q != nil {
+		return int(q.pmtu)
 	}
 	return 0
 }
 
 // SrcPorts returns the distinct UDP source ports of the flow's non-CNP frames
-// (at most 8) and whether there were more.
+// (at most 8) and whether there were more. It allocates only for a flow of
+// one port (see NumSrcPorts).
 func (f *Flow) SrcPorts() ([]uint16, bool) {
-	return f.ports[:f.nPorts], f.portsExtra
+	switch f.nPorts {
+	case 0:
+		return nil, f.portsExtra
+	case 1:
+		return []uint16{f.port0}, f.portsExtra
+	}
+	return f.cold.ports[:f.nPorts], f.portsExtra
 }
+
+// NumSrcPorts returns len(SrcPorts()) and whether there were more, without
+// allocating.
+func (f *Flow) NumSrcPorts() (int, bool) { return int(f.nPorts), f.portsExtra }
 
 // CEPending reports whether CE-marked frames arrived after the last CNP that
 // matched this flow (or with none at all), and the first one's time.
-func (f *Flow) CEPending() (bool, int64) { return f.ce.pending, f.ce.first }
+func (f *Flow) CEPending() (bool, int64) {
+	if !f.req.cePending {
+		return false, 0
+	}
+	return true, f.cold.ceFirst
+}
 
 // account adds a frame to the flow's counters.
 func (f *Flow) account(p *decode.Packet, isCNP bool) {
@@ -196,9 +241,9 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 	if p.ECN == 0 {
 		f.NotECT++
 	}
-	if p.ECN == 3 && !f.ce.pending {
-		f.ce.pending = true
-		f.ce.first = p.TsNs
+	if p.ECN == 3 && !f.req.cePending {
+		f.req.cePending = true
+		f.more().ceFirst = p.TsNs
 	}
 	if p.HasPayloadLen {
 		f.PayloadBytes += int64(p.PayloadLen)
@@ -210,13 +255,22 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 }
 
 func (f *Flow) addPort(port uint16) {
-	for i := 0; i < f.nPorts; i++ {
-		if f.ports[i] == port {
+	if f.nPorts > 0 && f.port0 == port {
+		return
+	}
+	if f.nPorts == 0 {
+		f.port0, f.nPorts = port, 1
+		return
+	}
+	c := f.more()
+	c.ports[0] = f.port0
+	for i := uint8(1); i < f.nPorts; i++ {
+		if c.ports[i] == port {
 			return
 		}
 	}
 	if f.nPorts < maxPorts {
-		f.ports[f.nPorts] = port
+		c.ports[f.nPorts] = port
 		f.nPorts++
 		return
 	}
@@ -225,24 +279,59 @@ func (f *Flow) addPort(port uint16) {
 
 // read returns the READ request with sequence number seq, or nil when it
 // has left the ring.
-func (r *reqState) read(seq uint64) *readReq {
-	if seq >= r.nReads || r.nReads-seq > readRing {
+func (f *Flow) read(seq uint64) *readReq {
+	c := f.cold
+	if c == nil || seq >= c.nReads || c.nReads-seq > readRing {
 		return nil
 	}
-	return &r.reads[seq%readRing]
+	return &c.reads[seq%readRing]
 }
 
-func (r *reqState) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
-	if r.reads == nil {
-		r.reads = new([readRing]readReq)
+// nReads returns the number of READ requests recorded.
+func (f *Flow) nReads() uint64 {
+	if f.cold == nil {
+		return 0
 	}
-	seq := r.nReads
-	r.reads[seq%readRing] = readReq{psn: psn, dmaLen: dmaLen, hasLen: hasLen, ts: ts}
-	r.nReads++
+	return f.cold.nReads
+}
+
+func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
+	c := f.more()
+	if c.reads == nil {
+		c.reads = new([readRing]readReq)
+	}
+	seq := c.nReads
+	c.reads[seq%readRing] = readReq{psn: psn, dmaLen: dmaLen, hasLen: hasLen, ts: ts}
+	c.nReads++
 	return seq
 }
 
-func (r *reqState) addRecent(psn PSN, ts int64) {
-	r.recent[r.nRecent%recentRing] = recentReq{psn: psn, ts: ts}
+// addRecent records a request; the first needs no ring (its PSN is
+// req.first).
+func (f *Flow) addRecent(psn PSN, ts int64) {
+	r := &f.req
+	if r.nRecent == 0 {
+		r.ts0 = ts
+		r.nRecent = 1
+		return
+	}
+	c := f.more()
+	if c.recent == nil {
+		c.recent = new([recentRing]recentReq)
+		c.recent[0] = recentReq{psn: r.first, ts: r.ts0}
+	}
+	c.recent[r.nRecent%recentRing] = recentReq{psn: psn, ts: ts}
 	r.nRecent++
+	if r.nRecent == 0 { // wrapped: stay above the ring's size, same slot
+		r.nRecent = recentRing
+	}
+}
+
+// recentAt returns the i-th most recent request (0: the latest), for i <
+// min(nRecent, recentRing).
+func (f *Flow) recentAt(i uint32) recentReq {
+	if f.cold == nil || f.cold.recent == nil {
+		return recentReq{psn: f.req.first, ts: f.req.ts0}
+	}
+	return f.cold.recent[(f.req.nRecent-1-i)%recentRing]
 }

@@ -16,7 +16,7 @@ func TestFlowIndexLayoutIndependentOfGrowth(t *testing.T) {
 		for i := range n {
 			a := netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)})
 			b := netip.AddrFrom4([4]byte{10, 1, byte(i >> 8), byte(i)})
-			f := &Flow{Key: Key{Src: a, Dst: b, DstQPN: uint32(i % 7)}, index: i}
+			f := &Flow{Key: Key{Src: a, Dst: b, DstQPN: uint32(i % 7)}, index: int32(i)}
 			fs = append(fs, f)
 			grown.add(f)
 		}

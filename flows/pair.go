@@ -21,11 +21,12 @@ const pairVotesNeeded = 2
 // answers, among the unpaired reverse-direction flows. See the package doc
 // for the rule.
 func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
-	if f.peer != nil || f.Key.UD {
+	if f.paired() || f.Key.UD {
 		return
 	}
-	f.pairTries++
-	if f.pairTries > 64 && f.pairTries%64 != 0 {
+	fc := f.more()
+	fc.pairTries++
+	if fc.pairTries > 64 && fc.pairTries%64 != 0 {
 		return // bounded effort for flows whose requester is not in the capture
 	}
 	g := t.hosts[hostPair{f.Key.Dst, f.Key.Src}]
@@ -35,7 +36,7 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	var inRange, exact *Flow
 	nRange, nExact := 0, 0
 	for _, c := range g.flows {
-		if c == f || c.peer != nil || c.Key.UD || !c.req.init {
+		if c == f || c.paired() || c.Key.UD || !c.req.init {
 			continue
 		}
 		ok, ex := t.answers(c, psn, ts, kind)
@@ -53,12 +54,12 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	case nRange == 1:
 		link(f, inRange)
 	case nExact == 1:
-		if f.pairVote == exact {
-			f.pairVotes++
+		if fc.pairVote == exact {
+			fc.pairVotes++
 		} else {
-			f.pairVote, f.pairVotes = exact, 1
+			fc.pairVote, fc.pairVotes = exact, 1
 		}
-		if f.pairVotes >= pairVotesNeeded {
+		if fc.pairVotes >= pairVotesNeeded {
 			link(f, exact)
 		}
 	}
@@ -85,8 +86,8 @@ func (t *Table) answers(c *Flow, psn PSN, ts int64, kind matchKind) (inRange, ex
 	if d == 0 {
 		return true, false
 	}
-	for i := uint64(0); i < recentRing && i < r.nRecent; i++ {
-		e := &r.recent[(r.nRecent-1-i)%recentRing]
+	for i := uint32(0); i < recentRing && i < r.nRecent; i++ {
+		e := c.recentAt(i)
 		if e.psn == psn && e.ts <= ts {
 			return true, true
 		}
@@ -95,8 +96,10 @@ func (t *Table) answers(c *Flow, psn PSN, ts int64, kind matchKind) (inRange, ex
 }
 
 func link(a, b *Flow) {
-	a.peer, b.peer = b, a
-	a.pairVote, b.pairVote = nil, nil
+	ac, bc := a.more(), b.more()
+	ac.peer, bc.peer = b, a
+	a.peerState, b.peerState = peerPaired, peerPaired
+	ac.pairVote, bc.pairVote = nil, nil
 	if a.pmtu == 0 {
 		a.pmtu = b.pmtu
 	}

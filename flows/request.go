@@ -40,10 +40,10 @@ func (t *Table) readSpanBound(f *Flow, e *readReq) int64 {
 // findRead returns the sequence number of f's most recent READ request whose
 // PSN range contains psn.
 func (t *Table) findRead(f *Flow, psn PSN) (uint64, *readReq, bool) {
-	r := &f.req
-	for i := uint64(0); i < readRing && i < r.nReads; i++ {
-		seq := r.nReads - 1 - i
-		e := &r.reads[seq%readRing]
+	n := f.nReads()
+	for i := uint64(0); i < readRing && i < n; i++ {
+		seq := n - 1 - i
+		e := &f.cold.reads[seq%readRing]
 		d := psn.Diff(e.psn)
 		if d < 0 {
 			continue
@@ -67,7 +67,7 @@ func (t *Table) findRead(f *Flow, psn PSN) (uint64, *readReq, bool) {
 func (t *Table) resolvePending(f *Flow, psn PSN) {
 	r := &f.req
 	r.pending = false
-	e := r.read(r.pendingSeq)
+	e := f.read(f.cold.pendingSeq)
 	if e == nil {
 		return
 	}
@@ -104,20 +104,21 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 		r.first = psn
 		r.next = psn // the first packet sets the expectation
 	}
-	defer r.addRecent(psn, p.TsNs)
+	defer f.addRecent(psn, p.TsNs)
 
 	d := psn.Diff(r.next)
 	if r.inReplay {
 		if d < 0 {
-			if psn.Diff(r.replayCursor) < 0 {
+			c := f.cold
+			if psn.Diff(c.replayCursor) < 0 {
 				// Went back again: a new replay episode.
 				t.endReplay(f)
 				t.startReplay(f, psn, p.TsNs)
 			} else {
-				r.replayPackets++
+				c.replayPackets++
 			}
 			f.Retransmitted++
-			r.replayCursor = psn.Add(1)
+			c.replayCursor = psn.Add(1)
 			if isRead {
 				t.recordReplayedRead(f, p, psn)
 			}
@@ -128,7 +129,7 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 	if d < 0 {
 		t.startReplay(f, psn, p.TsNs)
 		f.Retransmitted++
-		r.replayCursor = psn.Add(1)
+		f.cold.replayCursor = psn.Add(1)
 		if isRead {
 			t.recordReplayedRead(f, p, psn)
 		}
@@ -143,13 +144,13 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 		r.next = psn.Add(1)
 		return
 	}
-	seq := r.addRead(psn, p.RETH.DMALen, p.Ext&decode.ExtRETH != 0, p.TsNs)
-	if n := t.readSpan(f, r.read(seq)); n > 0 {
+	seq := f.addRead(psn, p.RETH.DMALen, p.Ext&decode.ExtRETH != 0, p.TsNs)
+	if n := t.readSpan(f, f.read(seq)); n > 0 {
 		r.next = psn.Add(n)
 		return
 	}
 	r.pending = true
-	r.pendingSeq = seq
+	f.cold.pendingSeq = seq
 	r.next = psn.Add(1) // placeholder until resolvePending
 }
 
@@ -160,21 +161,21 @@ func (t *Table) recordReplayedRead(f *Flow, p *decode.Packet, psn PSN) {
 	if _, _, ok := t.findRead(f, psn); ok {
 		return
 	}
-	f.req.addRead(psn, p.RETH.DMALen, p.Ext&decode.ExtRETH != 0, p.TsNs)
+	f.addRead(psn, p.RETH.DMALen, p.Ext&decode.ExtRETH != 0, p.TsNs)
 }
 
 func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
-	r := &f.req
-	r.inReplay = true
-	r.replayPSN = psn
-	r.replayTs = ts
-	r.replayPackets = 1
+	f.req.inReplay = true
+	c := f.more()
+	c.replayPSN = psn
+	c.replayTs = ts
+	c.replayPackets = 1
 }
 
 func (t *Table) endReplay(f *Flow) {
-	r := &f.req
-	r.inReplay = false
-	t.emit(Event{Kind: EventRetransmission, TsNs: r.replayTs, Flow: f, PSN: r.replayPSN, Packets: r.replayPackets})
+	f.req.inReplay = false
+	c := f.cold
+	t.emit(Event{Kind: EventRetransmission, TsNs: c.replayTs, Flow: f, PSN: c.replayPSN, Packets: c.replayPackets})
 }
 
 // observeReadResponse pairs and checks READ Response PSNs against the READ
@@ -182,7 +183,7 @@ func (t *Table) endReplay(f *Flow) {
 func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 	psn := PSN(p.BTH.PSN & psnMask)
 	t.tryPair(f, psn, p.TsNs, matchRead)
-	q := f.peer
+	q := f.Peer()
 	if q == nil {
 		return
 	}
@@ -196,7 +197,7 @@ func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 			e.span = psn.Diff(e.psn) + 1
 		}
 	}
-	s := &f.resp
+	s := &f.more().resp
 	if !s.init {
 		s.init = true
 		s.cur = seq
@@ -221,8 +222,8 @@ func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 // answered: the rest of the current READ, any READ in between and the
 // start of this one up to psn are missing.
 func (t *Table) responseJump(f, q *Flow, seq uint64, e *readReq, psn PSN, ts int64) {
-	s := &f.resp
-	r := &q.req
+	s := &f.cold.resp
+	r := q
 	expected := s.next
 	var missing int64
 	if cur := r.read(s.cur); cur != nil {

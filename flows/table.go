@@ -11,7 +11,14 @@ import (
 type Config struct {
 	PMTU         int   // 256, 512, 1024, 2048 or 4096; 0 = infer from the capture
 	LinkSpeedBps int64 // link speed in bits per second for PFC quanta; 0 = 100 Gb/s
+	// MaxFlows bounds the flow table: a frame that would start a flow
+	// beyond it starts none and is counted in FlowsDropped. 0 means
+	// DefaultMaxFlows; a negative value, no limit.
+	MaxFlows int
 }
+
+// DefaultMaxFlows is the flow limit used when Config.MaxFlows is 0.
+const DefaultMaxFlows = 2_000_000
 
 // DefaultLinkSpeedBps is the link speed used when Config.LinkSpeedBps is 0.
 const DefaultLinkSpeedBps int64 = 100_000_000_000
@@ -33,6 +40,9 @@ type Table struct {
 	pmtu     int // configured, or the first PMTU the capture revealed
 	finished bool
 
+	maxFlows int   // flows beyond this start none (negative: no limit)
+	dropped  int64 // frames of flows beyond maxFlows
+
 	cmReqs  map[cmKey]cmReq // CM REQs seen, by requester and communication ID
 	cmPairs map[Key]Key     // flows paired by a CM REQ/REP, both ways
 }
@@ -50,9 +60,14 @@ func NewTable(cfg Config) *Table {
 		hosts: make(map[hostPair]*hostGroup),
 		pfc:   make(map[PFCKey]*PFCStat),
 		pmtu:  cfg.PMTU,
+
+		maxFlows: cfg.MaxFlows,
 	}
 	if t.bps <= 0 {
 		t.bps = DefaultLinkSpeedBps
+	}
+	if t.maxFlows == 0 {
+		t.maxFlows = DefaultMaxFlows
 	}
 	return t
 }
@@ -95,6 +110,14 @@ func (t *Table) FlowOf(p *decode.Packet) *Flow {
 	return t.flows.getPacket(p, dst, src, ud, hasSrc)
 }
 
+// MaxFlows returns the flow limit in force (Config.MaxFlows, DefaultMaxFlows
+// for 0; negative: none).
+func (t *Table) MaxFlows() int { return t.maxFlows }
+
+// FlowsDropped returns the number of frames that belonged to no flow of the
+// table because they would have started a flow beyond Config.MaxFlows.
+func (t *Table) FlowsDropped() int64 { return t.dropped }
+
 // Events returns the events. After Finish they are sorted by time, then flow
 // (first-seen order; pause events, which have no flow, after flow events),
 // then kind, then the order they were found in.
@@ -110,8 +133,8 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 
 // ObserveFlow is Observe, and returns the flow the frame belongs to (what
 // FlowOf returns after it, without a second lookup), or nil for a frame of
-// no flow. A malformed frame (p.Malformed) changes nothing and belongs to
-// no flow.
+// no flow: a malformed frame (p.Malformed) changes nothing, and a frame of
+// a flow beyond Config.MaxFlows starts none (FlowsDropped counts it).
 func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 	if p.Malformed {
 		return nil
@@ -133,6 +156,10 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 	}
 	f := t.flows.getPacket(p, dst, src, ud, hasSrc)
 	if f == nil {
+		if t.maxFlows >= 0 && t.flows.len() >= t.maxFlows {
+			t.dropped++
+			return nil
+		}
 		k, _ := KeyOf(p)
 		f = t.newFlow(k)
 	}
@@ -164,7 +191,7 @@ func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 }
 
 func (t *Table) newFlow(k Key) *Flow {
-	f := &Flow{Key: k, id: k.String(), index: len(t.order)}
+	f := &Flow{Key: k, id: k.String(), index: int32(len(t.order))}
 	t.flows.add(f)
 	t.order = append(t.order, f)
 	hp := hostPair{k.Src, k.Dst}
@@ -203,13 +230,13 @@ func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
 		return
 	}
 	if f.pmtu == 0 {
-		f.pmtu = p.PayloadLen
+		f.pmtu = uint16(p.PayloadLen)
 	}
-	if !f.peerPMTU && f.peer != nil { // peerPMTU: skip loading the peer's state
-		if f.peer.pmtu == 0 {
-			f.peer.pmtu = p.PayloadLen
+	if f.peerState == peerPaired { // peerPMTUKnown: skip loading the peer's state
+		if q := f.cold.peer; q.pmtu == 0 {
+			q.pmtu = uint16(p.PayloadLen)
 		}
-		f.peerPMTU = true
+		f.peerState = peerPMTUKnown
 	}
 	if t.pmtu == 0 {
 		t.pmtu = p.PayloadLen
@@ -271,7 +298,7 @@ func flowOrder(f *Flow) int {
 	if f == nil {
 		return int(^uint(0) >> 1)
 	}
-	return f.index
+	return int(f.index)
 }
 
 func compareEvents(a, b Event) int {
@@ -287,12 +314,14 @@ func compareEvents(a, b Event) int {
 // resolveEvents fills NAK targets from the final pairing and computes
 // after_nak_ns for retransmissions. Events must be sorted.
 func (t *Table) resolveEvents() {
+	// nakTs[flow]: the times of the flow's NAKs and RNR NAKs, ascending.
+	nakTs := make(map[*Flow][]int64)
 	for i := range t.events {
 		e := &t.events[i]
 		switch e.Kind {
 		case EventNAK, EventRNRNAK:
-			e.Target = e.Flow.peer
-			e.Flow.nakTs = append(e.Flow.nakTs, e.TsNs)
+			e.Target = e.Flow.Peer()
+			nakTs[e.Flow] = append(nakTs[e.Flow], e.TsNs)
 		}
 	}
 	// lastReplay[flow index] = start of the previous replay episode + 1 (0: none).
@@ -304,16 +333,17 @@ func (t *Table) resolveEvents() {
 		}
 		prev, hadPrev := lastReplay[e.Flow]
 		lastReplay[e.Flow] = e.TsNs
-		peer := e.Flow.peer
-		if peer == nil || len(peer.nakTs) == 0 {
+		peer := e.Flow.Peer()
+		naks := nakTs[peer] // nil for a nil peer
+		if len(naks) == 0 {
 			continue
 		}
 		// Latest NAK with ts <= replay ts.
-		j, _ := slices.BinarySearch(peer.nakTs, e.TsNs+1)
+		j, _ := slices.BinarySearch(naks, e.TsNs+1)
 		if j == 0 {
 			continue
 		}
-		nak := peer.nakTs[j-1]
+		nak := naks[j-1]
 		if hadPrev && nak <= prev {
 			continue // that NAK was answered by the previous replay
 		}

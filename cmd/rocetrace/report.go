@@ -55,7 +55,7 @@ func inputStatus(in *engine.Inputs, stderr io.Writer) int {
 }
 
 // analysisFlags are the flags that configure the analysis, shared by
-// report, capture and tui: the common ones and --pause-storm.
+// report, capture and tui: the common ones, --max-flows and --pause-storm.
 type analysisFlags struct {
 	common
 	pauseStorm time.Duration
@@ -63,6 +63,7 @@ type analysisFlags struct {
 
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&a.pauseStorm, "pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
+	a.common.registerMaxFlows(fs)
 	a.common.register(fs)
 }
 

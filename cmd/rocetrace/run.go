@@ -72,9 +72,11 @@ type common struct {
 	linkSpeed string
 	pmtu      string
 	rocePort  uint16
+	maxFlows  int // --max-flows, on the commands that analyse (registerMaxFlows)
 
-	linkBps int64
-	pmtuVal int // 0 = auto
+	hasMaxFlows bool // registerMaxFlows was called
+	linkBps     int64
+	pmtuVal     int // 0 = auto
 }
 
 func (c *common) register(fs *pflag.FlagSet) {
@@ -83,11 +85,18 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.Uint16Var(&c.rocePort, "roce-port", 4791, "UDP destination port that carries RoCEv2")
 }
 
+// registerMaxFlows adds --max-flows, the flow table's bound, for the
+// commands that analyse (report, export, tui, capture).
+func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
+	fs.IntVar(&c.maxFlows, "max-flows", flows.DefaultMaxFlows, "flows tracked at most: frames of further flows are counted in capture.flows_dropped")
+	c.hasMaxFlows = true
+}
+
 // engine returns the engine configuration of the shared flags.
 func (c *common) engine() engine.Config {
 	return engine.Config{
 		Decode: decode.Config{RoCEPort: c.rocePort},
-		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps},
+		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows},
 	}
 }
 
@@ -108,6 +117,9 @@ func (c *common) resolve() error {
 	}
 	if c.rocePort == 0 {
 		return errors.New("invalid --roce-port 0")
+	}
+	if c.hasMaxFlows && c.maxFlows < 1 {
+		return fmt.Errorf("invalid --max-flows %d: want 1 or more", c.maxFlows)
 	}
 	return nil
 }

@@ -6,6 +6,12 @@
 // answered by CNPs, ~1% NAKs with go-back-N replays, periodic PFC, VLAN
 // and IPv6 connections. It prints what it wrote (the counts a report of
 // the file must show).
+//
+// -hostile flows or -hostile gaps writes a memory test instead (see
+// synth.WriteHostile): -n flows of one packet each, or one flow with -n PSN
+// gaps:
+//
+//	go run ./bench/cmd/gencap -hostile flows -n 1000000 -o /tmp/flows-1m.pcap
 package main
 
 import (
@@ -24,10 +30,16 @@ func main() {
 	flag.IntVar(&cfg.Snaplen, "snaplen", 0, "cut frames to this many bytes (0: whole)")
 	flag.IntVar(&cfg.PMTU, "pmtu", 1024, "payload bytes per packet")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
+	hostile := flag.String("hostile", "", "flows (n one-packet flows) or gaps (one flow with n PSN gaps) instead of the mix")
+	n := flag.Int("n", 1_000_000, "with -hostile: flows or gaps")
 	flag.Parse()
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "gencap: -o FILE is required")
 		os.Exit(2)
+	}
+	if *hostile != "" {
+		writeHostile(*out, *hostile, *n)
+		return
 	}
 	f, err := os.Create(*out)
 	if err == nil {
@@ -38,6 +50,28 @@ func main() {
 		}
 		fmt.Printf("%s: %d frames, %d RoCE (%d CNPs), %d PFC, %d NAKs, %d replayed, %d connections\n",
 			*out, st.Frames, st.RoCE, st.CNPs, st.PFC, st.NAKs, st.Replayed, st.Connections)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "gencap:", err)
+		os.Exit(1)
+	}
+}
+
+// writeHostile writes a memory-test capture (synth.WriteHostile).
+func writeHostile(out, shape string, n int) {
+	h := map[string]synth.Hostile{"flows": synth.HostileFlows, "gaps": synth.HostileGaps}[shape]
+	if h == 0 {
+		fmt.Fprintf(os.Stderr, "gencap: -hostile %q: want flows or gaps\n", shape)
+		os.Exit(2)
+	}
+	f, err := os.Create(out)
+	if err == nil {
+		var frames int64
+		frames, err = synth.WriteHostile(f, h, n)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		fmt.Printf("%s: %d frames (%s, n = %d)\n", out, frames, shape, n)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gencap:", err)

@@ -16,7 +16,7 @@ import (
 func openBoth(t *testing.T, path string) (buffered, mapped *Reader, errB, errM error) {
 	t.Helper()
 	buffered, errB = OpenFile(path, 2)
-	mapped, errM = openFileMapped(path, 2, 1)
+	mapped, errM = openFileMapped(path, 2, 1, false)
 	if errM == nil && !mapped.Mapped() {
 		t.Fatalf("%s: not mapped", path)
 	}
@@ -163,7 +163,7 @@ func TestMappedReleaseKeepsRecords(t *testing.T) {
 func TestMappedFileShrinks(t *testing.T) {
 	const n, size = 8000, 1000 // 8 MB
 	path := bigPcap(t, 65535, n, size)
-	r, err := openFileMapped(path, 0, 1)
+	r, err := openFileMapped(path, 0, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func FuzzMappedReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		b, errB := newReaderSize(bytes.NewReader(data), path, 2, 512)
-		m, errM := openFileMapped(path, 2, 1)
+		m, errM := openFileMapped(path, 2, 1, false)
 		if (errB == nil) != (errM == nil) {
 			t.Fatalf("open: buffered %v, mapped %v", errB, errM)
 		}

@@ -41,6 +41,10 @@ type CaptureSummary struct {
 	// kernel (PACKET_STATISTICS drops) before rocetrace could read them;
 	// always 0 for files. The caller sets it: Counter never does.
 	KernelDrops int64 `json:"kernel_drops"`
+	// Interrupted says that a signal stopped the reading before the end of
+	// the input: the report covers the frames read until then. The caller
+	// sets it: Counter never does.
+	Interrupted bool `json:"interrupted"`
 }
 
 // FlowReport is one flow of the report.

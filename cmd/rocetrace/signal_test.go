@@ -20,14 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The demo capture the signal tests read: 50 frames, 40860 bytes (its
-// size is the offset of the next record once all of it has been read).
-const (
-	sigCapture       = "pcaps/congestion_cnp.pcap"
-	sigCaptureFrames = 50
-	sigCaptureBytes  = 40860
-)
-
 // buildRocetrace builds the command into a temporary directory.
 func buildRocetrace(t *testing.T) string {
 	t.Helper()

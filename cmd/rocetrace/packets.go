@@ -57,8 +57,8 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if ferr := w.Flush(); err == nil || err == context.Canceled {
 		err = cmp.Or(ferr, err)
 	}
-	if err == nil {
-		err = checkStdout(stdout)
+	if err == nil || err == context.Canceled {
+		err = cmp.Or(checkStdout(stdout), err)
 	}
 	if err != nil && err != context.Canceled {
 		if !isBrokenPipe(err) {

@@ -45,6 +45,10 @@ type CaptureSummary struct {
 	// the flow table was full (flows.Config.MaxFlows; --max-flows). Build
 	// sets it from the table.
 	FlowsDropped int64 `json:"flows_dropped"`
+	// Interrupted says that a signal stopped the reading before the end of
+	// the input: the report covers the frames read until then. The caller
+	// sets it: Counter never does.
+	Interrupted bool `json:"interrupted"`
 }
 
 // FlowReport is one flow of the report.

@@ -24,6 +24,14 @@ type Inputs struct {
 	merger  *pcapio.Merger
 	size    int64 // bytes of the regular files opened
 
+	// last is the file index of the last record read (-1: none);
+	// stopOpen the file whose opening ctx interrupted (-1: none);
+	// interrupted: ctx ended the reading. Written by the reading goroutine,
+	// read once it is done.
+	last        int
+	stopOpen    int
+	interrupted bool
+
 	mu      sync.Mutex // guards errs and layouts: the reading goroutine appends
 	errs    []error
 	track   bool
@@ -43,11 +51,30 @@ type LayoutPoint struct {
 // cannot be opened is recorded in Errors and left out.
 func Open(paths []string) *Inputs { return OpenWith(paths, pcapio.OpenFileMapped) }
 
+// OpenContext is Open that gives up when ctx ends while a file is being
+// opened (an open(2) of a FIFO blocks until a writer comes; reading the
+// header of a pipe blocks until it is written): the inputs are then
+// interrupted there (Interrupted, Stopped) and hold the files opened before.
+// The abandoned open goes on, on a goroutine of its own, and closes what it
+// opens.
+func OpenContext(ctx context.Context, paths []string) *Inputs {
+	return openContext(ctx, paths, pcapio.OpenFileMapped)
+}
+
 // OpenWith is Open with open opening each file (file is its index in paths).
 func OpenWith(paths []string, open func(path string, file int) (*pcapio.Reader, error)) *Inputs {
-	in := &Inputs{names: paths, byFile: make([]*pcapio.Reader, len(paths))}
+	return openContext(context.Background(), paths, open)
+}
+
+// openContext is OpenContext with open opening each file.
+func openContext(ctx context.Context, paths []string, open func(path string, file int) (*pcapio.Reader, error)) *Inputs {
+	in := &Inputs{names: paths, byFile: make([]*pcapio.Reader, len(paths)), last: -1, stopOpen: -1}
 	for i, p := range paths {
-		r, err := open(p, i)
+		r, ok, err := openOne(ctx, p, i, open)
+		if !ok {
+			in.stopOpen = i
+			break
+		}
 		if err != nil {
 			in.errs = append(in.errs, err)
 			continue
@@ -60,6 +87,77 @@ func OpenWith(paths []string, open func(path string, file int) (*pcapio.Reader, 
 	}
 	in.merger = pcapio.NewMerger(in.readers)
 	return in
+}
+
+// openOne opens one file, on a goroutine when ctx can end; ok is false when
+// ctx ended first.
+func openOne(ctx context.Context, path string, file int, open func(path string, file int) (*pcapio.Reader, error)) (r *pcapio.Reader, ok bool, err error) {
+	if ctx.Done() == nil {
+		r, err = open(path, file)
+		return r, true, err
+	}
+	if ctx.Err() != nil {
+		return nil, false, nil
+	}
+	type opened struct {
+		r   *pcapio.Reader
+		err error
+	}
+	ch := make(chan opened, 1)
+	abandon := make(chan struct{})
+	go func() {
+		r, err := open(path, file)
+		select {
+		case ch <- opened{r, err}:
+		case <-abandon:
+			if r != nil {
+				_ = r.Close()
+			}
+		}
+	}()
+	select {
+	case o := <-ch:
+		return o.r, true, o.err
+	case <-ctx.Done():
+		close(abandon)
+		select { // opened meanwhile: keep it closed all the same
+		case o := <-ch:
+			if o.r != nil {
+				_ = o.r.Close()
+			}
+		default:
+		}
+		return nil, false, nil
+	}
+}
+
+// Interrupted reports whether the reading (or the opening) was stopped
+// by the end of its context before the end of the input.
+func (in *Inputs) Interrupted() bool { return in.interrupted || in.stopOpen >= 0 }
+
+// Stopped returns where the reading stopped: the file and the byte offset
+// of the next record not read (in the file of the last record read, or the
+// first file when none was read; a file whose opening was interrupted at
+// offset 0). Call it before Close.
+func (in *Inputs) Stopped() (file string, off int64) {
+	switch {
+	case in.last >= 0:
+		return in.names[in.last], in.byFile[in.last].Offset()
+	case len(in.readers) > 0 && in.stopOpen < 0:
+		return in.readers[0].Name(), in.readers[0].Offset()
+	case in.stopOpen >= 0:
+		return in.names[in.stopOpen], 0
+	case len(in.names) > 0:
+		return in.names[0], 0
+	}
+	return "", 0
+}
+
+// Interruption returns the message of an interrupted reading that analysed
+// frames frames: "interrupted after N frames (FILE, byte offset O)".
+func (in *Inputs) Interruption(frames int64) string {
+	file, off := in.Stopped()
+	return fmt.Sprintf("interrupted after %d frames (%s, byte offset %d)", frames, file, off)
 }
 
 // Names returns the paths given to Open, opened or not: the capture
@@ -169,6 +267,13 @@ func (in *Inputs) trackLayout(rec *pcapio.Record) {
 // is recorded and the others go on. A mapped file that shrinks while it is
 // read ends the loop, recorded as damage (pcapio.GuardFaults).
 func (in *Inputs) Each(ctx context.Context, fn func(rec *pcapio.Record) error) error {
+	// A read blocked on a pipe or FIFO returns when ctx ends.
+	stop := context.AfterFunc(ctx, func() {
+		for _, r := range in.readers {
+			r.Interrupt()
+		}
+	})
+	defer stop()
 	var err error
 	if ferr := pcapio.GuardFaults(func() error {
 		err = in.loop(ctx, fn)
@@ -182,15 +287,21 @@ func (in *Inputs) Each(ctx context.Context, fn func(rec *pcapio.Record) error) e
 // loop is Each's loop.
 func (in *Inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) error {
 	var rec pcapio.Record
+	if in.stopOpen >= 0 {
+		return context.Canceled
+	}
 	for n := 0; ; n++ {
 		if n&1023 == 0 && ctx.Err() != nil {
-			return ctx.Err()
+			return in.stopped(ctx)
 		}
 		err := in.merger.Next(&rec)
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
+			if ctx.Err() != nil { // Interrupt's deadline, or a read at the end
+				return in.stopped(ctx)
+			}
 			in.addErr(err)
 			var de *pcapio.DamageError
 			if errors.As(err, &de) {
@@ -198,6 +309,7 @@ func (in *Inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) e
 			}
 			return nil
 		}
+		in.last = rec.File
 		if in.track {
 			in.trackLayout(&rec)
 		}
@@ -205,6 +317,15 @@ func (in *Inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) e
 			return err
 		}
 	}
+}
+
+// stopped records that ctx ended the reading and returns ctx's error.
+func (in *Inputs) stopped(ctx context.Context) error {
+	err := ctx.Err()
+	if !errors.Is(err, errStopped) {
+		in.interrupted = true
+	}
+	return err
 }
 
 // Close closes every reader.

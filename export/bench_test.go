@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -194,7 +195,7 @@ func benchRun(b *testing.B, path, dir string) benchResult {
 	if e == nil {
 		return res
 	}
-	ws, err := e.Finish(&rep)
+	ws, err := e.Finish(context.Background(), &rep)
 	if err != nil {
 		b.Fatal(err)
 	}

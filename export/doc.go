@@ -18,7 +18,7 @@
 // tables come from the analysis.Report once the capture has been read,
 // through the generic batched Writer[T], concurrently.
 //
-// Every file is written under a temporary name (".NAME.tmp-*" in the
+// Every file is written under a temporary name (".NAME.tmp-PID-*" in the
 // target directory) and renamed into place only once all four are
 // complete; Abort removes the temporary files. Existing files are replaced
 // only with Options.Force.

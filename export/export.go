@@ -1,9 +1,11 @@
 package export
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -211,10 +213,17 @@ func (e *Export) finishPackets(c *analysis.CaptureSummary) error {
 // completes packets.parquet (see FinishPackets) and renames all four into
 // place. It returns the files that are complete in place: all four, or on
 // error those renamed before it (the others are removed).
-func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
+//
+// ctx is checked between the tables and before every rename: once it has
+// ended, nothing more is renamed, the files renamed before are removed, and
+// Finish returns an error wrapping ctx's (errors.Is(err, context.Canceled)).
+func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, error) {
 	defer e.Abort()
 	if err := e.FinishPackets(&r.Capture); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("export interrupted: %w", err)
 	}
 	out := []Written{{TablePackets, e.paths.Packets, e.pw.Rows(), e.pkt.size}}
 
@@ -246,8 +255,17 @@ func (e *Export) Finish(r *analysis.Report) ([]Written, error) {
 			return nil, err
 		}
 		out = append(out, w)
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("export interrupted: %w", err)
+		}
 	}
 	for i, af := range e.temps {
+		if err := ctx.Err(); err != nil {
+			for _, done := range e.temps[:i] {
+				_ = os.Remove(done.path)
+			}
+			return nil, fmt.Errorf("export interrupted: %w", err)
+		}
 		if err := af.commit(); err != nil {
 			return out[:i], err
 		}

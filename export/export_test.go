@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -349,7 +350,7 @@ func exportAll(t *testing.T, d *decoded, paths Paths, opts Options) ([]Written, 
 		}
 	}
 	r := testReport(d)
-	return e.Finish(&r)
+	return e.Finish(context.Background(), &r)
 }
 
 func TestExportFilesAndAtomicity(t *testing.T) {
@@ -424,7 +425,7 @@ func TestExportFilesAndAtomicity(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := testReport(d)
-	written, err = e.Finish(&r)
+	written, err = e.Finish(context.Background(), &r)
 	if !IsExist(err) || len(written) != 0 {
 		t.Fatalf("Finish: %v, %v; want ErrExist and no file", written, err)
 	}

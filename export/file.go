@@ -7,6 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // ErrExist is matched (errors.Is) by the error for an output file that
@@ -14,7 +17,7 @@ import (
 var ErrExist = errors.New("already exists (use --force to overwrite)")
 
 // atomicFile is a file written under a temporary name in the directory of
-// its final path (".NAME.tmp-*", hidden from readers and from globs such as
+// its final path (".NAME.tmp-PID-*", hidden from readers and from globs such as
 // *.parquet) and renamed to the final path by Commit. Abort removes it.
 type atomicFile struct {
 	path  string
@@ -48,7 +51,7 @@ func createAtomic(path string, force bool) (*atomicFile, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, err
 	}
@@ -118,4 +121,51 @@ func (a *atomicFile) abort() {
 	_ = a.f.Close()
 	_ = os.Remove(a.f.Name())
 	a.done = true
+}
+
+// tempPrefix returns the start of the temporary names of path's file:
+// ".NAME.tmp-".
+func tempPrefix(path string) string { return "." + filepath.Base(path) + ".tmp-" }
+
+// RemoveStale removes the temporary files of the paths left by exports that
+// were killed before they could remove them (SIGKILL, a crash): those whose
+// name carries the PID of a process that no longer runs, and those without
+// a PID (named by earlier versions) last modified before since (the start of
+// this export). The temporary files of an export still running are kept.
+// It returns the files removed.
+func RemoveStale(paths Paths, since time.Time) ([]string, error) {
+	var removed []string
+	for _, p := range paths.List() {
+		prefix := tempPrefix(p)
+		ents, err := os.ReadDir(filepath.Dir(p))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return removed, fmt.Errorf("looking for stale temporary files: %w", err)
+		}
+		for _, ent := range ents {
+			rest, ok := strings.CutPrefix(ent.Name(), prefix)
+			if !ok || !ent.Type().IsRegular() || !stale(rest, ent, since) {
+				continue
+			}
+			name := filepath.Join(filepath.Dir(p), ent.Name())
+			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return removed, fmt.Errorf("removing stale temporary file: %w", err)
+			}
+			removed = append(removed, name)
+		}
+	}
+	return removed, nil
+}
+
+// stale reports whether the temporary file ent, whose name goes on with
+// rest after its prefix, belongs to no running export.
+func stale(rest string, ent fs.DirEntry, since time.Time) bool {
+	if pid, _, ok := strings.Cut(rest, "-"); ok {
+		if n, err := strconv.Atoi(pid); err == nil && n > 0 {
+			return n != os.Getpid() && !processRuns(n)
+		}
+	}
+	info, err := ent.Info()
+	return err == nil && info.ModTime().Before(since)
 }

@@ -60,12 +60,7 @@ const (
 // read. Code that reads the records of a mapped Reader must run under
 // GuardFaults.
 func OpenFileMapped(path string, file int) (*Reader, error) {
-	r, err := openFileMapped(path, file, mapMinSize)
-	if err == nil && r.mapped && !r.shortSnaplen() {
-		r.Close()
-		return OpenFile(path, file)
-	}
-	return r, err
+	return openFileMapped(path, file, mapMinSize, true)
 }
 
 // shortSnaplen reports whether the file's snaplen (pcap), or that of every
@@ -82,28 +77,36 @@ func (r *Reader) shortSnaplen() bool {
 	return len(r.ifaces) > 0
 }
 
-// openFileMapped maps files of minSize bytes or more, whatever their
-// snaplen.
-func openFileMapped(path string, file int, minSize int64) (*Reader, error) {
+// openFileMapped maps files of minSize bytes or more (with short, only
+// those of a short snaplen). The file is opened once: a FIFO, whose writer
+// may be gone by a second open, is never opened twice; mapped or buffered
+// reading is decided from the descriptor (fstat, then the mapped header).
+func openFileMapped(path string, file int, minSize int64, short bool) (*Reader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() || st.Size() < max(minSize, 1) || int64(int(st.Size())) != st.Size() {
-		f.Close()
-		return OpenFile(path, file)
+		return newFileReader(f, path, file)
 	}
 	data, err := mapFile(f, int(st.Size()))
-	f.Close() // the mapping keeps the file's pages
 	if err != nil {
-		return OpenFile(path, file)
+		return newFileReader(f, path, file)
 	}
 	r, err := newMappedReader(data, path, file)
 	if err != nil {
 		_ = unmapFile(data)
+		f.Close()
 		return nil, err
 	}
+	if short && !r.shortSnaplen() {
+		// Whole frames: buffered reading pays (see above). The mapping did
+		// not move the descriptor's offset: it is still at 0.
+		_ = unmapFile(data)
+		return newFileReader(f, path, file)
+	}
+	f.Close() // the mapping keeps the file's pages
 	return r, nil
 }
 

@@ -16,7 +16,7 @@ import (
 func openBoth(t *testing.T, path string) (buffered, mapped *Reader, errB, errM error) {
 	t.Helper()
 	buffered, errB = OpenFile(path, 2)
-	mapped, errM = openFileMapped(path, 2, 1)
+	mapped, errM = openFileMapped(path, 2, 1, false)
 	if errM == nil && !mapped.Mapped() {
 		t.Fatalf("%s: not mapped", path)
 	}
@@ -198,7 +198,7 @@ func TestMappedFileShrinks(t *testing.T) {
 		{"pcapng, block cut", ngPath(8000), 1 << 20, 1048048},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := openFileMapped(tc.path, 0, 1)
+			r, err := openFileMapped(tc.path, 0, 1, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestMappedFileShrinks(t *testing.T) {
 // none) names the page; a panic that is not a fault on the mapping goes on.
 func TestGuardFaultsAt(t *testing.T) {
 	path := bigPcap(t, 65535, 8000, 1000)
-	r, err := openFileMapped(path, 3, 1)
+	r, err := openFileMapped(path, 3, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func FuzzMappedReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		b, errB := newReaderSize(bytes.NewReader(data), path, 2, 512)
-		m, errM := openFileMapped(path, 2, 1)
+		m, errM := openFileMapped(path, 2, 1, false)
 		if (errB == nil) != (errM == nil) {
 			t.Fatalf("open: buffered %v, mapped %v", errB, errM)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 )
 
 // This file holds the capture readers' common part: the Reader type, its
@@ -160,6 +161,7 @@ const (
 type Reader struct {
 	src    io.Reader
 	closer io.Closer
+	osFile *os.File // the file OpenFile opened (never reset: see Interrupt)
 	name   string
 	file   int
 
@@ -246,6 +248,12 @@ func OpenFile(path string, file int) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newFileReader(f, path, file)
+}
+
+// newFileReader returns a buffered Reader of the open file f, which it
+// closes on error and on Close.
+func newFileReader(f *os.File, path string, file int) (*Reader, error) {
 	size := DefaultBufferSize
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() < int64(size) {
 		// Small file: a buffer a little larger than the file is enough (it
@@ -258,9 +266,24 @@ func OpenFile(path string, file int) (*Reader, error) {
 		f.Close()
 		return nil, err
 	}
-	r.closer = f
+	r.closer, r.osFile = f, f
 	return r, nil
 }
+
+// Interrupt makes a read blocked on the Reader's file (a pipe or a FIFO:
+// a descriptor the runtime polls) return at once, with an error; reads of
+// regular files, which do not block for long, are not affected. It may be
+// called from another goroutine while Next runs.
+func (r *Reader) Interrupt() {
+	if r.osFile != nil {
+		_ = r.osFile.SetReadDeadline(time.Now())
+	}
+}
+
+// Offset returns the byte offset in the file of the next record not read
+// (after Next returned a record: the end of that record). Not valid after
+// Close.
+func (r *Reader) Offset() int64 { return r.offset() }
 
 // Next reads the next packet record into rec. It returns io.EOF at the clean
 // end of the file, a *DamageError when the file is damaged (all whole records

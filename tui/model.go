@@ -145,10 +145,15 @@ func Open(cfg Config) (*Model, error) {
 		done:  make(chan struct{}),
 	}
 	// The same inputs as `rocetrace report`: memory-mapped where that
-	// pays; and a second handle per file for the packets pane.
+	// pays; and a second handle per regular file for the packets pane (a
+	// pipe or FIFO cannot be read again: opened a second time, a FIFO
+	// whose writer has gone would block for ever).
 	m.in = engine.Open(cfg.Paths)
 	var openErrs []error
 	for i, path := range cfg.Paths {
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			continue // recorded by the inputs' own open

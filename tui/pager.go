@@ -161,7 +161,7 @@ func (p *Pager) read(s *Snapshot, pos int, rec *pcapio.Record, pkt *decode.Packe
 	}
 	file, off := s.Index.At(pos)
 	if file >= len(p.files) || p.files[file] == nil || file >= len(s.layouts) {
-		return buf, errors.New("file not open")
+		return buf, errNotReReadable
 	}
 	lay := layoutAt(s.layouts[file], off)
 	if lay == nil {
@@ -188,6 +188,10 @@ func (p *Pager) Detail(s *Snapshot, pos int) *PacketDetail {
 	}
 	return makeDetail(pos, p.names[rec.File], &rec, &pkt, p.linkBps)
 }
+
+// errNotReReadable is the error of a frame whose file the pager has no
+// handle to: not a regular file (or it could not be opened again).
+var errNotReReadable = errors.New("this frame cannot be read again: its file is not a regular file (a pipe or FIFO cannot be re-read)")
 
 // errNoPacket is returned by Resolve when no frame shows the event.
 var errNoPacket = errors.New("no frame of the capture shows this event")

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
@@ -64,7 +65,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer debug.SetGCPercent(debug.SetGCPercent(exportGCPercent))
 	}
 	x := &exporter{
-		c: &c, stdout: stdout, stderr: stderr,
+		c: &c, stdout: stdout, stderr: stderr, start: time.Now(),
 		opts: export.Options{Compression: *compression, RowGroupRows: *rowGroup, Force: *force},
 	}
 	if !*partition {
@@ -121,6 +122,7 @@ type exporter struct {
 	mu     sync.Mutex
 	stdout io.Writer
 	stderr io.Writer
+	start  time.Time // when the export started (see export.RemoveStale)
 }
 
 // one exports the captures in files (merged into one analysis) to paths and
@@ -131,16 +133,26 @@ func (x *exporter) one(ctx context.Context, files []string, paths export.Paths) 
 	code := x.export(ctx, files, paths, &msgs)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	_, _ = io.WriteString(x.stdout, msgs.String())
+	_, err := io.WriteString(x.stdout, msgs.String())
+	if err != nil {
+		if !isBrokenPipe(err) {
+			fmt.Fprintf(x.stderr, "rocetrace: writing output: %v\n", err)
+		}
+		code = max(code, exitFailed)
+	}
 	return code
 }
 
 func (x *exporter) export(ctx context.Context, files []string, paths export.Paths, out io.Writer) int {
-	in := engine.Open(files)
+	in := engine.OpenContext(ctx, files)
 	defer in.Close()
+	if in.Interrupted() {
+		return x.interrupted(ctx, in, 0, paths)
+	}
 	if in.Opened() == 0 {
 		return x.report(in, "", nil)
 	}
+	x.removeStale(paths)
 	ex, err := export.Create(paths, in.Names(), x.opts)
 	if err != nil {
 		return x.report(in, fmt.Sprintf("export: %v", err), nil)
@@ -160,15 +172,11 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	})
 	if err != nil {
 		ex.Abort()
-		what := "export failed"
 		if exErr == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-			what, err = "export interrupted", nil
+			return x.interrupted(ctx, in, e.Frames()+e.Filtered(), paths)
 		}
-		msg := fmt.Sprintf("%s after %d frames of %s; nothing written to %s", what, e.Frames(),
-			strings.Join(files, ", "), strings.Join(paths.List(), ", "))
-		if err != nil {
-			msg += fmt.Sprintf(": %v", err)
-		}
+		msg := fmt.Sprintf("export failed after %d frames of %s; nothing written to %s: %v", e.Frames(),
+			strings.Join(files, ", "), strings.Join(paths.List(), ", "), err)
 		return x.report(in, msg, nil)
 	}
 	// packets.parquet is complete before the report is built: its writer's
@@ -177,7 +185,10 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	var written []export.Written
 	if err = ex.FinishPackets(&summary); err == nil {
 		rep := e.Report(summary, analysis.Options{})
-		written, err = ex.Finish(&rep)
+		written, err = ex.Finish(ctx, &rep)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return x.interrupted(ctx, in, e.Frames()+e.Filtered(), paths)
 	}
 	for _, w := range written {
 		fmt.Fprintf(out, "wrote %s: %s rows, %s\n", w.Path, strconv.FormatInt(w.Rows, 10), exportSize(w.Bytes))
@@ -190,6 +201,29 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 		return x.report(in, msg, written)
 	}
 	return x.report(in, "", written)
+}
+
+// interrupted prints the input errors and the interruption of an export
+// that wrote nothing, and returns the exit status: the signal's (130, 143)
+// when a signal interrupted it, else 1.
+func (x *exporter) interrupted(ctx context.Context, in *engine.Inputs, frames int64, paths export.Paths) int {
+	msg := fmt.Sprintf("export %s; nothing written to %s", in.Interruption(frames), strings.Join(paths.List(), ", "))
+	x.report(in, msg, nil)
+	return interruptStatus(ctx)
+}
+
+// removeStale removes the temporary files that killed exports left where
+// this one writes, and says so on stderr.
+func (x *exporter) removeStale(paths export.Paths) {
+	removed, err := export.RemoveStale(paths, x.start)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, f := range removed {
+		fmt.Fprintf(x.stderr, "rocetrace: removed stale temporary file %s\n", f)
+	}
+	if err != nil {
+		fmt.Fprintf(x.stderr, "rocetrace: warning: %v\n", err)
+	}
 }
 
 // report prints the input errors and msg (if any) to stderr and returns the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -23,7 +24,7 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
 		return code
 	}
-	in := engine.Open(fs.Args())
+	in := engine.OpenContext(ctx, fs.Args())
 	defer in.Close()
 
 	w := bufio.NewWriterSize(stdout, 1<<16)
@@ -35,7 +36,8 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	)
 	cfg := c.engine()
 	cfg.NoFlows = true // nothing printed comes from the flows yet
-	err := engine.New(cfg).Run(ctx, in, func(p *decode.Packet, _ *flows.Flow) error {
+	e := engine.New(cfg)
+	err := e.Run(ctx, in, func(p *decode.Packet, _ *flows.Flow) error {
 		if !seen {
 			first, seen = p.TsNs, true
 		}
@@ -52,13 +54,15 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		_, err := w.Write(buf)
 		return err
 	})
-	if ferr := w.Flush(); err == nil {
-		err = ferr
+	if ferr := w.Flush(); err == nil || err == context.Canceled {
+		err = cmp.Or(ferr, err)
 	}
 	if err != nil && err != context.Canceled {
-		fmt.Fprintf(stderr, "rocetrace: writing output: %v\n", err)
+		if !isBrokenPipe(err) {
+			fmt.Fprintf(stderr, "rocetrace: writing output: %v\n", err)
+		}
 		in.WriteErrors(stderr)
 		return exitFailed
 	}
-	return inputStatus(in, stderr)
+	return finalStatus(ctx, in, e.Frames()+e.Filtered(), stderr)
 }

@@ -25,9 +25,9 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	if code := fs.parse(args, &a.common, stdout, stderr); code >= 0 {
 		return code
 	}
-	in := engine.Open(fs.Args())
+	in := engine.OpenContext(ctx, fs.Args())
 	defer in.Close()
-	if in.Opened() == 0 {
+	if in.Opened() == 0 && !in.Interrupted() {
 		return inputStatus(in, stderr) // nothing could be opened: no empty report
 	}
 	e := engine.New(a.engine())
@@ -36,13 +36,30 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 		in.WriteErrors(stderr)
 		return exitFailed
 	}
-	rep := e.Report(e.Summary(in.Names()), a.options())
-	if err := out.write(stdout, rep); err != nil {
-		fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", err)
+	summary := e.Summary(in.Names())
+	summary.Interrupted = in.Interrupted()
+	rep := e.Report(summary, a.options())
+	err := out.write(stdout, rep)
+	if err != nil {
+		if !isBrokenPipe(err) {
+			fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", err)
+		}
 		in.WriteErrors(stderr)
 		return exitFailed
 	}
-	return inputStatus(in, stderr)
+	return finalStatus(ctx, in, e.Frames()+e.Filtered(), stderr)
+}
+
+// finalStatus prints the inputs' warnings and errors, and the interruption
+// if a signal stopped the reading, to stderr and returns the exit status
+// they call for: the signal's (130, 143) when interrupted.
+func finalStatus(ctx context.Context, in *engine.Inputs, frames int64, stderr io.Writer) int {
+	code := inputStatus(in, stderr)
+	if in.Interrupted() {
+		fmt.Fprintf(stderr, "rocetrace: %s\n", in.Interruption(frames))
+		return interruptStatus(ctx)
+	}
+	return code
 }
 
 // inputStatus prints the inputs' warnings and errors to stderr and returns

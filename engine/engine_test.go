@@ -180,9 +180,22 @@ func TestTrackLayouts(t *testing.T) {
 	if len(l) != 1 || len(l[0]) != 1 || l[0][0].Off != 24 {
 		t.Fatalf("layouts %+v, want one at offset 24", l)
 	}
-	rec := pcapio.Record{}
-	if _, err := pcapio.ReadRecordAt(mustOpen(t, p), l[0][0].Layout, 24, &rec, nil); err != nil || rec.Frame != 0 && rec.CapLen == 0 {
+	// The record read again with the tracked layout is the file's first.
+	r, err := pcapio.OpenFile(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var first, rec pcapio.Record
+	if err := r.Next(&first); err != nil {
+		t.Fatal(err)
+	}
+	_, err = pcapio.ReadRecordAt(mustOpen(t, p), l[0][0].Layout, 24, &rec, nil)
+	if err != nil {
 		t.Fatalf("ReadRecordAt with the tracked layout: %v", err)
+	}
+	if rec.TsNs != first.TsNs || rec.CapLen != first.CapLen || !bytes.Equal(rec.Data, first.Data) {
+		t.Fatalf("record read again: ts %d caplen %d, want the first record's ts %d caplen %d", rec.TsNs, rec.CapLen, first.TsNs, first.CapLen)
 	}
 }
 

@@ -149,7 +149,6 @@ func Open(cfg Config) (*Model, error) {
 	// pipe or FIFO cannot be read again: opened a second time, a FIFO
 	// whose writer has gone would block for ever).
 	m.in = engine.Open(cfg.Paths)
-	var openErrs []error
 	for i, path := range cfg.Paths {
 		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 			continue
@@ -162,7 +161,7 @@ func Open(cfg Config) (*Model, error) {
 	}
 	m.in.TrackLayouts()
 	if m.in.Opened() == 0 {
-		openErrs = m.in.Errors()
+		openErrs := m.in.Errors()
 		m.Close()
 		return nil, errors.Join(openErrs...)
 	}

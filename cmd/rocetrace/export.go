@@ -135,9 +135,7 @@ func (x *exporter) one(ctx context.Context, files []string, paths export.Paths) 
 	defer x.mu.Unlock()
 	_, err := io.WriteString(x.stdout, msgs.String())
 	if err != nil {
-		if !isBrokenPipe(err) {
-			fmt.Fprintf(x.stderr, "rocetrace: writing output: %v\n", err)
-		}
+		writeFailed(x.stderr, "output", err)
 		code = max(code, exitFailed)
 	}
 	return code

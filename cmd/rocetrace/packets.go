@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -58,9 +57,7 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		err = cmp.Or(ferr, err)
 	}
 	if err != nil && err != context.Canceled {
-		if !isBrokenPipe(err) {
-			fmt.Fprintf(stderr, "rocetrace: writing output: %v\n", err)
-		}
+		writeFailed(stderr, "output", err)
 		in.WriteErrors(stderr)
 		return exitFailed
 	}

@@ -41,9 +41,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	rep := e.Report(summary, a.options())
 	err := out.write(stdout, rep)
 	if err != nil {
-		if !isBrokenPipe(err) {
-			fmt.Fprintf(stderr, "rocetrace: writing report: %v\n", err)
-		}
+		writeFailed(stderr, "report", err)
 		in.WriteErrors(stderr)
 		return exitFailed
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"syscall"
 )
 
@@ -9,3 +11,11 @@ import (
 // gone (`| head`): that stays quiet. (On os.Stdout the Go runtime raises
 // SIGPIPE first, which ends the process as it ends any Unix filter.)
 func isBrokenPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
+
+// writeFailed reports a failed write of what (e.g. "report", "output") to
+// stderr, unless it was a broken pipe, which stays quiet.
+func writeFailed(stderr io.Writer, what string, err error) {
+	if !isBrokenPipe(err) {
+		fmt.Fprintf(stderr, "rocetrace: writing %s: %v\n", what, err)
+	}
+}

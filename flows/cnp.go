@@ -18,6 +18,7 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 			e.HasECNToCNP = true
 			target.req.cePending = false
 		}
+		t.cnpRates(&e, len(t.events))
 	}
 	t.emit(e)
 }

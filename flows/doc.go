@@ -120,6 +120,25 @@
 // non-CNP frame of the target since the previous CNP that matched it.
 // `ecn_ce` counts every frame of the flow with ECN = 3.
 //
+// # CNP rate windows (DCQCN reaction)
+//
+// A cnp event with a target gets the target's rate over its last
+// RateWindow (16) request packets before the CNP (RateBeforeBps) and over
+// its first 16 request packets after it (RateAfterBps): floor((FrameLen of
+// packets 2..16) * 8 * 10^9 / (t16 - t1)), integers only. Request packets
+// are the frames observeRequest sees (replays and READ requests included;
+// ACKs, READ responses and CNPs are not). A rate is unknown
+// (HasRateBefore/HasRateAfter false, JSON null) when fewer than 16 requests
+// exist on that side, when t16 <= t1 (all 16 at one time, or timestamps going
+// backwards), and for the after-window when the next CNP that targets the
+// flow arrives before its 16th request (the before-window ignores earlier
+// CNPs). The target is the one known when the CNP is seen (above); a CNP
+// without one has no rates. Memory: the before-window is the flow's recent
+// request ring (made at its second request; each entry keeps the frame's
+// length in what was padding); the one pending after-window per flow is an
+// event index and a count in the flow's cold state; nothing is allocated
+// per packet.
+//
 // # PFC and PAUSE
 //
 // One state per (source MAC, priority); 802.3x PAUSE uses priority -1 (JSON

@@ -40,7 +40,7 @@ func (k EventKind) String() string {
 //	retransmission: PSN (first replayed), Packets, AfterNAKNs if HasAfterNAK
 //	nak:            PSN, Code (NAK code), Target
 //	rnr_nak:        PSN, Code (RNR timer code), TimerNs, Target
-//	cnp:            Target, ECNToCNPNs if HasECNToCNP
+//	cnp:            Target, ECNToCNPNs if HasECNToCNP, RateBeforeBps if HasRateBefore, RateAfterBps if HasRateAfter
 //	pause:          SrcMAC, Priority (-1: 802.3x whole link), EndNs, DurationNs, Frames
 //
 // Flow is the flow of the packet that shows the event (nil for pause);
@@ -71,4 +71,14 @@ type Event struct {
 	Priority    int8
 	HasAfterNAK bool
 	HasECNToCNP bool
+
+	// DCQCN reaction (cnp events with a target, ccrate.go): the target's
+	// rate over its last RateWindow request packets before the CNP and its
+	// first RateWindow after it, when HasRateBefore / HasRateAfter.
+	// (The flags come first: they fill the padding after HasECNToCNP, so
+	// the event grows by the two rates only, 112 -> 128 bytes.)
+	HasRateBefore bool
+	HasRateAfter  bool
+	RateBeforeBps int64
+	RateAfterBps  int64
 }

@@ -102,6 +102,11 @@ type flowCold struct {
 	pairTries int64
 	pairVote  *Flow
 	pairVotes int
+
+	// DCQCN rate windows (ccrate.go): the pending after-window of the
+	// latest CNP that targets this flow.
+	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
+	ccCount   int // request packets seen since it
 }
 
 // more returns f's cold state, made on first need.
@@ -113,8 +118,9 @@ func (f *Flow) more() *flowCold {
 }
 
 type recentReq struct {
-	psn PSN
-	ts  int64
+	psn  PSN
+	wire uint32 // FrameLen (0 for the flow's first request: see ccrate.go)
+	ts   int64
 }
 
 type readReq struct {
@@ -306,9 +312,10 @@ func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
 	return seq
 }
 
-// addRecent records a request; the first needs no ring (its PSN is
-// req.first).
-func (f *Flow) addRecent(psn PSN, ts int64) {
+// addRecent records a request (wire: its FrameLen); the first needs no ring
+// (its PSN is req.first; its length is never needed: it can only be packet 1
+// of a rate window, whose bytes do not count).
+func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 	r := &f.req
 	if r.nRecent == 0 {
 		r.ts0 = ts
@@ -320,7 +327,7 @@ func (f *Flow) addRecent(psn PSN, ts int64) {
 		c.recent = new([recentRing]recentReq)
 		c.recent[0] = recentReq{psn: r.first, ts: r.ts0}
 	}
-	c.recent[r.nRecent%recentRing] = recentReq{psn: psn, ts: ts}
+	c.recent[r.nRecent%recentRing] = recentReq{psn: psn, wire: uint32(wire), ts: ts}
 	r.nRecent++
 	if r.nRecent == 0 { // wrapped: stay above the ring's size, same slot
 		r.nRecent = recentRing

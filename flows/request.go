@@ -104,7 +104,7 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 		r.first = psn
 		r.next = psn // the first packet sets the expectation
 	}
-	defer f.addRecent(psn, p.TsNs)
+	defer t.addRequest(f, psn, p)
 
 	d := psn.Diff(r.next)
 	if r.inReplay {

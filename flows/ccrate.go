@@ -1,0 +1,76 @@
+package flows
+
+import "github.com/rocetrace/rocetrace/decode"
+
+// RateWindow is the number of request packets of a CNP's target flow that
+// its rate_before_bps and rate_after_bps are computed over (contract
+// "Congestion-control reaction (DCQCN)").
+const RateWindow = 16
+
+// Rate window state. The before-window is read from the flow's recent
+// request ring (recentRing >= RateWindow entries, made at the flow's second
+// request: flows that never send two requests never pay for it), whose
+// entries carry the frame's wire length in what was their padding. The
+// after-window of the latest CNP that targets a flow is pending in the
+// flow's cold state (ccPending, ccCount) until RateWindow requests have
+// followed it; a newer CNP to the same flow cuts it (rate_after_bps stays
+// null). No state is made per packet.
+
+// windowRate returns the rate of f's last RateWindow request packets:
+// floor((wire bytes of packets 2..16) * 8 * 10^9 / (t16 - t1)), and false
+// when f has fewer than RateWindow requests or t16 <= t1 (no time passed,
+// or timestamps going backwards: no rate can be told).
+func (f *Flow) windowRate() (int64, bool) {
+	if f.req.nRecent < RateWindow || f.cold == nil || f.cold.recent == nil {
+		return 0, false
+	}
+	newest := f.recentAt(0)
+	oldest := f.recentAt(RateWindow - 1)
+	dt := newest.ts - oldest.ts
+	if dt <= 0 {
+		return 0, false
+	}
+	var bytes int64
+	for i := uint32(0); i < RateWindow-1; i++ { // packets 16 down to 2
+		bytes += int64(f.recentAt(i).wire)
+	}
+	return rateBps(bytes, dt), true
+}
+
+// rateBps returns floor(bytes * 8 * 10^9 / dtNs) for dtNs > 0. bytes is at
+// most 15 frames of at most 2^18 bytes, so the product stays far below 2^63.
+func rateBps(bytes, dtNs int64) int64 {
+	return bytes * 8 * 1_000_000_000 / dtNs
+}
+
+// cnpRates sets the before-rate of the cnp event e to its target and opens
+// the target's after-window, cutting the previous CNP's window if it is
+// still open. idx is the index the event will have in t.events.
+func (t *Table) cnpRates(e *Event, idx int) {
+	target := e.Target
+	if r, ok := target.windowRate(); ok {
+		e.RateBeforeBps, e.HasRateBefore = r, true
+	}
+	c := target.more()
+	c.ccPending = idx + 1 // a pending window of an earlier CNP is cut here
+	c.ccCount = 0
+}
+
+// addRequest records a request packet of f in the recent ring and fills the
+// pending after-window of the latest CNP that targets f.
+func (t *Table) addRequest(f *Flow, psn PSN, p *decode.Packet) {
+	f.addRecent(psn, p.TsNs, p.FrameLen)
+	c := f.cold
+	if c == nil || c.ccPending == 0 {
+		return
+	}
+	c.ccCount++
+	if c.ccCount < RateWindow {
+		return
+	}
+	e := &t.events[c.ccPending-1]
+	c.ccPending = 0
+	if r, ok := f.windowRate(); ok {
+		e.RateAfterBps, e.HasRateAfter = r, true
+	}
+}

@@ -84,13 +84,42 @@
 //	                                     > 0): the capture dropped them, not the fabric
 //	flows_dropped               warning  frames of flows beyond the flow limit (flows.Config.MaxFlows,
 //	                                     --max-flows) started no flow (capture.flows_dropped > 0)
+//	cc_no_reaction              warning  >= 3 CNPs to a flow have both rates and their median
+//	                                     rate_after/rate_before is above 0.95 (after*100 > 95*before,
+//	                                     exact): the sender did not slow down; names the target flow
+//	cnp_interval_short          info     CNPs to one target flow closer together than CNPIntervalNs
+//	                                     (--cnp-interval, 4 µs); names the target flow
+//	cnp_marking                 info     CNPs of one sending host with a DSCP other than CNPDSCP (48)
+//	                                     or, tagged, a VLAN PCP other than CNPPCP (6); one finding
+//	                                     per host, flow null (the host is in the message)
+//
+// # DCQCN reaction
+//
+// rate_before_bps / rate_after_bps of cnp events come from flows (flows/doc.go,
+// "CNP rate windows"). Per target flow, cc_reaction_cnps counts its CNPs
+// with both rates and rate_before_bps > 0 (a zero before-rate gives no
+// ratio); cc_rate_ratio_p50 is the nearest-rank median (the ceil(n/2)-th
+// smallest) of their rate_after_bps/rate_before_bps, chosen by exact
+// 128-bit comparison and written as the float64 of that one ratio (null
+// when the count is 0). cc_no_reaction compares the chosen ratio exactly.
+//
+// The rates are what the capture point sees, as latency is: captured next
+// to the sender (its NIC or its ToR port) they are the sender's own pacing,
+// which DCQCN's rate limiter sets; captured after a congested queue (a
+// mirror of the receiver's port, the receiver itself) the packets leave the
+// queue at its drain rate, so the spacing shows the queue's output, not the
+// sender's reaction, and a sender that did slow down may look unchanged
+// (or the reverse) while the queue drains. Judge cc_no_reaction on a capture
+// taken at the sender side.
 //
 // # Text report
 //
 // WriteText prints the capture summary (with kernel drops for a live
 // capture), the flows (those with gaps, replays,
 // NAKs, CE marks or CNPs received first; at most TextOptions.MaxFlows, 50 by
-// default), CNP latency in µs, PFC per source MAC and priority (share =
+// default), CNP latency in µs, the DCQCN reaction (flows with
+// cc_reaction_cnps > 0: cc_no_reaction flows first, at most 20, with their
+// median ratio), PFC per source MAC and priority (share =
 // paused_ns over the capture's duration) and the findings. Durations are
 // scaled (ns, µs, ms, s), byte counts in B/KiB/MiB/GiB, times relative to
 // the capture start.

@@ -17,7 +17,7 @@ import (
 //	retransmission: PSN, Packets, AfterNAKNs|null
 //	nak:            PSN, Code, Name, TargetFlow|null
 //	rnr_nak:        PSN, Timer, TimerNs, TargetFlow|null
-//	cnp:            TargetFlow|null, ECNToCNPNs|null
+//	cnp:            TargetFlow|null, ECNToCNPNs|null, RateBeforeBps|null, RateAfterBps|null
 //	pause:          SrcMAC, Priority|null, EndNs, DurationNs, Frames (Flow null)
 //
 // MarshalJSON writes exactly the kind's fields, in that order, with null
@@ -42,6 +42,11 @@ type EventReport struct {
 	EndNs       *int64  `json:"end_ns,omitempty"`
 	DurationNs  *int64  `json:"duration_ns,omitempty"`
 	Frames      *int64  `json:"frames,omitempty"`
+
+	// cnp (issue 17): the target's rate before and after the CNP, null
+	// when not known (flows/doc.go, "CNP rate windows").
+	RateBeforeBps *int64 `json:"rate_before_bps,omitempty"`
+	RateAfterBps  *int64 `json:"rate_after_bps,omitempty"`
 }
 
 // eventArena hands out the values EventReport's pointer fields point to
@@ -152,6 +157,12 @@ func (a *eventArena) eventReport(e *flows.Event) EventReport {
 		if e.HasECNToCNP {
 			r.ECNToCNPNs = a.int64(e.ECNToCNPNs)
 		}
+		if e.HasRateBefore {
+			r.RateBeforeBps = a.int64(e.RateBeforeBps)
+		}
+		if e.HasRateAfter {
+			r.RateAfterBps = a.int64(e.RateAfterBps)
+		}
 	case flows.EventPause:
 		r.SrcMAC, r.EndNs, r.DurationNs, r.Frames = ptr(macString(e.SrcMAC)), a.int64(e.EndNs), a.int64(e.DurationNs), a.int64(e.Frames)
 		if e.Priority >= 0 {
@@ -255,6 +266,8 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 	case "cnp":
 		str("target_flow", e.TargetFlow)
 		i64("ecn_to_cnp_ns", e.ECNToCNPNs)
+		i64("rate_before_bps", e.RateBeforeBps)
+		i64("rate_after_bps", e.RateAfterBps)
 	case "pause":
 		str("src_mac", e.SrcMAC)
 		field("priority")

@@ -196,11 +196,12 @@ func (fd *finder) add(sev Severity, code string, f *flows.Flow, format string, a
 // findings returns the findings of r, sorted by severity, then flow
 // (capture-wide first, then first-seen order), then code. Findings with the
 // same keys keep the order their theme adds them in.
-func findings(t *flows.Table, r *Report, opts Options) []Finding {
+func findings(t *flows.Table, r *Report, opts Options, cc map[*flows.Flow]*ccFlow) []Finding {
 	fd := &finder{t: t, c: &r.Capture, opts: opts, fev: gatherEvents(t)}
 	m := gatherMasks(t)
 	fd.loss(losslessPriorities(t))
 	fd.congestion()
+	fd.ccFindings(cc)
 	fd.qos(&m)
 	fd.pfc(&m)
 	fd.capture()

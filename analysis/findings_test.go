@@ -98,14 +98,14 @@ func TestFindings(t *testing.T) {
 			with(paired(), mod(wr(30, 0x33, 2), func(p *decode.Packet) { p.VLANPCP = 0 })), map[string]int{CodeMixedPCPFlows: 1}},
 		{"cnp on the data priority", flows.Config{}, Options{},
 			with(paired(), ce(wr(30, 0x11, 2)), mod(cnp(40, 0x22), func(p *decode.Packet) { p.VLANPCP = 3 })),
-			map[string]int{CodeCNPOnDataPriority: 1}},
+			map[string]int{CodeCNPOnDataPriority: 1, CodeCNPMarking: 1}}, // PCP 3, not 6
 		{"cnp on the data dscp, untagged", flows.Config{}, Options{},
 			[]*decode.Packet{
 				mod(wr(0, 0x11, 0), func(p *decode.Packet) { p.VLANCount = 0; p.ECN = 3 }),
 				mod(ack(5, 0x22, 0), func(p *decode.Packet) { p.VLANCount = 0 }),
 				mod(cnp(40, 0x22), func(p *decode.Packet) { p.VLANCount = 0; p.DSCP = 26 }),
 			},
-			map[string]int{CodeCNPOnDataPriority: 1}},
+			map[string]int{CodeCNPOnDataPriority: 1, CodeCNPMarking: 1}}, // DSCP 26, not 48
 		{"payload above the configured pmtu", flows.Config{PMTU: 1024}, Options{},
 			with(paired(), mod(wr(30, 0x11, 2), func(p *decode.Packet) { p.PayloadLen = 2048 })),
 			map[string]int{CodeOversizePayload: 1}},

@@ -73,6 +73,12 @@ type FlowReport struct {
 	ECNCE         int64   `json:"ecn_ce"`
 	CNPs          int64   `json:"cnps"`
 	CNPsReceived  int64   `json:"cnps_received"`
+
+	// DCQCN reaction (issue 17, ccreaction.go): CNPs targeting this flow
+	// with both rates (rate_before_bps > 0), and the nearest-rank median of
+	// their rate_after_bps / rate_before_bps (null when there are none).
+	CCReactionCNPs int64    `json:"cc_reaction_cnps"`
+	CCRateRatioP50 *float64 `json:"cc_rate_ratio_p50"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -122,6 +128,14 @@ type Options struct {
 	PauseStormNs  int64 // a pause episode longer than this is a pause storm; default 100 ms
 	StormCount    int   // NAKs (or RNR NAKs) on one flow within StormWindowNs that make a storm; default 10
 	StormWindowNs int64 // default 1 s
+
+	// CNP checks (issue 17): CNPs to one flow closer than CNPIntervalNs
+	// raise cnp_interval_short (default 4 µs); CNPs whose DSCP is not
+	// *CNPDSCP (nil: 48) or, tagged, whose PCP is not *CNPPCP (nil: 6)
+	// raise cnp_marking.
+	CNPIntervalNs int64
+	CNPDSCP       *int
+	CNPPCP        *int
 }
 
 // Defaults.
@@ -140,6 +154,15 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StormWindowNs <= 0 {
 		o.StormWindowNs = DefaultStormWindowNs
+	}
+	if o.CNPIntervalNs <= 0 {
+		o.CNPIntervalNs = DefaultCNPIntervalNs
+	}
+	if o.CNPDSCP == nil {
+		o.CNPDSCP = ptr(DefaultCNPDSCP)
+	}
+	if o.CNPPCP == nil {
+		o.CNPPCP = ptr(DefaultCNPPCP)
 	}
 	return o
 }
@@ -174,7 +197,9 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	for _, s := range t.PFC() {
 		r.PFC = append(r.PFC, pfcReport(s))
 	}
-	r.Findings = findings(t, &r, opts)
+	cc := ccReactions(t)
+	setCCReaction(t, &r, cc)
+	r.Findings = findings(t, &r, opts, cc)
 	return r
 }
 

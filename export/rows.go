@@ -103,6 +103,10 @@ type FlowRow struct {
 	ECNCE         int64   `parquet:"ecn_ce"`
 	CNPs          int64   `parquet:"cnps"`
 	CNPsReceived  int64   `parquet:"cnps_received"`
+
+	// DCQCN reaction (issue 17).
+	CCReactionCNPs int64    `parquet:"cc_reaction_cnps"`
+	CCRateRatioP50 *float64 `parquet:"cc_rate_ratio_p50,optional"`
 }
 
 // EventRow is one row of events.parquet: the common columns kind, ts_ns and
@@ -129,6 +133,10 @@ type EventRow struct {
 	EndNs       *int64  `parquet:"end_ns,optional"`
 	DurationNs  *int64  `parquet:"duration_ns,optional"`
 	Frames      *int64  `parquet:"frames,optional"`
+
+	// cnp (issue 17): the target's rate before and after the CNP.
+	RateBeforeBps *int64 `parquet:"rate_before_bps,optional"`
+	RateAfterBps  *int64 `parquet:"rate_after_bps,optional"`
 }
 
 // PFCRow is one row of pfc.parquet: the pause history of one (source MAC,
@@ -152,6 +160,7 @@ func FlowRowOf(f *analysis.FlowReport) FlowRow {
 		FirstTsNs: f.FirstTsNs, LastTsNs: f.LastTsNs, FirstTs: f.FirstTsNs, LastTs: f.LastTsNs,
 		PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.Retransmitted,
 		NAKs: f.NAKs, RNRNAKs: f.RNRNAKs, ECNCE: f.ECNCE, CNPs: f.CNPs, CNPsReceived: f.CNPsReceived,
+		CCReactionCNPs: f.CCReactionCNPs, CCRateRatioP50: f.CCRateRatioP50,
 	}
 }
 
@@ -163,6 +172,7 @@ func EventRowOf(e *analysis.EventReport) EventRow {
 		AfterNAKNs: e.AfterNAKNs, Code: e.Code, Name: e.Name, Timer: e.Timer, TimerNs: e.TimerNs,
 		TargetFlow: e.TargetFlow, ECNToCNPNs: e.ECNToCNPNs, SrcMAC: e.SrcMAC,
 		EndNs: e.EndNs, DurationNs: e.DurationNs, Frames: e.Frames,
+		RateBeforeBps: e.RateBeforeBps, RateAfterBps: e.RateAfterBps,
 	}
 	if e.Priority != nil {
 		p := uint8(*e.Priority)

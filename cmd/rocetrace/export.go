@@ -34,6 +34,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	partition := fs.Bool("partition", false, "write a hive-style dataset, one partition per capture:\nDIR/<table>/capture=<file>/part-0.parquet (each capture analysed on its own)")
 	jobs := fs.IntP("jobs", "j", 1, "with --partition: captures exported in parallel")
 	rowGroup := fs.Int64("row-group-rows", export.DefaultRowGroupRows, "rows per Parquet row group")
+	var cnp cnpFlags // accepted as on report; they tune findings, which are not exported
+	cnp.register(fs.FlagSet)
 	c.registerMaxFlows(fs.FlagSet)
 	c.register(fs.FlagSet)
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {

@@ -64,9 +64,13 @@ func TestScenariosWorkedByHand(t *testing.T) {
 		// CongestionCNP: message 1 starts at T0+100 µs CE-marked, CNP 12 µs
 		// later; message 2 at T0+200 µs, CNP 40 µs later. Message 4 of QP
 		// 0x200 is CE-marked and never answered (no event, a finding).
+		// Rates: messages are 4 packets; CNP 1 follows 8 requests (null) and
+		// CNP 2 cuts its after-window; CNP 2 follows 12 and 12 follow it: null.
 		{"cnp latency", synth.CongestionCNP(), "cnp", []map[string]any{
-			{"ts_ns": T0 + 112_000, "flow": "10.0.0.2>10.0.0.1:qp0x000100", "target_flow": "10.0.0.1>10.0.0.2:qp0x000101", "ecn_to_cnp_ns": 12_000},
-			{"ts_ns": T0 + 240_000, "flow": "10.0.0.2>10.0.0.1:qp0x000100", "target_flow": "10.0.0.1>10.0.0.2:qp0x000101", "ecn_to_cnp_ns": 40_000}}},
+			{"ts_ns": T0 + 112_000, "flow": "10.0.0.2>10.0.0.1:qp0x000100", "target_flow": "10.0.0.1>10.0.0.2:qp0x000101", "ecn_to_cnp_ns": 12_000,
+				"rate_before_bps": nil, "rate_after_bps": nil},
+			{"ts_ns": T0 + 240_000, "flow": "10.0.0.2>10.0.0.1:qp0x000100", "target_flow": "10.0.0.1>10.0.0.2:qp0x000101", "ecn_to_cnp_ns": 40_000,
+				"rate_before_bps": nil, "rate_after_bps": nil}}},
 		// PFCPauseStorm: five 1 ms message slots, so the short pause arms at
 		// T0+5 ms (1000 quanta = 5.12 µs at 100G) and XON ends it after
 		// 2 µs; the storm starts 5 ms later, 501 frames 300 µs apart re-arm

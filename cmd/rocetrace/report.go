@@ -74,17 +74,21 @@ func inputStatus(in *engine.Inputs, stderr io.Writer) int {
 type analysisFlags struct {
 	common
 	pauseStorm time.Duration
+	cnp        cnpFlags // --cnp-interval, --cnp-dscp, --cnp-pcp (cnpflags.go)
 }
 
 func (a *analysisFlags) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&a.pauseStorm, "pause-storm", 0, "pause episode length reported as a pause storm (default 100ms)")
+	a.cnp.register(fs)
 	a.common.registerMaxFlows(fs)
 	a.common.register(fs)
 }
 
 // options returns the analysis options the flags ask for.
 func (a *analysisFlags) options() analysis.Options {
-	return analysis.Options{PauseStormNs: a.pauseStorm.Nanoseconds()}
+	o := analysis.Options{PauseStormNs: a.pauseStorm.Nanoseconds()}
+	a.cnp.apply(&o)
+	return o
 }
 
 // reportFlags say how report and capture print the report.

@@ -40,7 +40,7 @@ func (tx *textWriter) ccReaction(r *Report) {
 	for _, f := range list[:min(len(list), ccTextMax)] {
 		idW = max(idW, len(f.ID))
 	}
-	fmt.Fprintf(tw, "  %-*s\tCNPs WITH RATES\tMEDIAN RATE AFTER/BEFORE\t  %-16s\n", idW, "FLOW", "REACTION")
+	fmt.Fprintf(tw, "  %-*s\tCNPs WITH RATES\tMEDIAN RATE AFTER/BEFORE\t  %s\n", idW, "FLOW", "REACTION")
 	for _, f := range list[:min(len(list), ccTextMax)] {
 		verdict := "slowed down"
 		if noReaction[f.ID] {
@@ -48,7 +48,7 @@ func (tx *textWriter) ccReaction(r *Report) {
 		} else if f.CCReactionCNPs < ccMinCNPs {
 			verdict = "too few CNPs"
 		}
-		fmt.Fprintf(tw, "  %-*s\t%s\t%s\t  %-16s\n", idW, f.ID, num(f.CCReactionCNPs),
+		fmt.Fprintf(tw, "  %-*s\t%s\t%s\t  %s\n", idW, f.ID, num(f.CCReactionCNPs),
 			strconv.FormatFloat(*f.CCRateRatioP50, 'f', 3, 64), verdict)
 	}
 	_ = tw.Flush()

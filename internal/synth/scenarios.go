@@ -21,6 +21,7 @@ func Scenarios() []Scenario {
 		{"congestion_cnp", PcapNanos, "Two QPs, CE-marked WRITEs answered by coalesced CNPs 12-40 µs later; one CE burst is never answered.", CongestionCNP},
 		{"pfc_pause_storm", Pcapng, "RoCE on priority 3 stalled by a PFC pause refreshed for 150 ms (a pause storm), plus a short XON'd pause.", PFCPauseStorm},
 		{"mirror_erspan_snap192", Pcapng, "ERSPAN III mirror of READ/WRITE traffic over IPv6 and VLAN 100, cut at snaplen 192 (the ICRC is not captured).", MirrorERSPAN},
+		{"dcqcn_reaction", PcapNanos, "A DCQCN sender halving its rate on each CNP next to one that ignores its CNPs (sent 2 µs apart, DSCP 46).", DCQCNReaction},
 	}
 }
 

@@ -61,7 +61,7 @@ func TestEventMarshalJSONInvalidUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"kind":"cnp","ts_ns":0,"flow":"a\ufffdb>c\u2028","target_flow":null,"ecn_to_cnp_ns":null}`; string(b) != want {
+	if want := `{"kind":"cnp","ts_ns":0,"flow":"a\ufffdb>c\u2028","target_flow":null,"ecn_to_cnp_ns":null,"rate_before_bps":null,"rate_after_bps":null}`; string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
 }

@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 
+	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/internal/testenv"
 )
 
 // TestDCQCNDemoByHand checks the rates of synth.DCQCNReaction by hand.
@@ -79,5 +85,42 @@ func TestDCQCNDemoByHand(t *testing.T) {
 		if !reflect.DeepEqual(codes[code], flows) {
 			t.Errorf("%s findings on %v, want %v", code, codes[code], flows)
 		}
+	}
+}
+
+// TestExportDuckDBRates reads the DCQCN columns of the demo's export with
+// DuckDB: the rates of TestDCQCNDemoByHand (rate_after_bps null once), and
+// the flows' cc_reaction_cnps and cc_rate_ratio_p50 (null for the CNP
+// flows).
+func TestExportDuckDBRates(t *testing.T) {
+	expDuckDB(t)
+	dir := t.TempDir()
+	pcap := filepath.Join(testenv.RepoRoot(), "pcaps", "dcqcn_reaction.pcap")
+	if code, _, errOut := expRun(context.Background(), "export", "-o", dir, pcap); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	paths := export.FilePaths(dir)
+	res := expDuck(t,
+		"SELECT count(*), count(rate_before_bps), count(rate_after_bps), min(rate_before_bps), max(rate_before_bps), "+
+			"sum(rate_after_bps) FROM '"+paths.Events+"' WHERE kind = 'cnp'",
+		"SELECT id, cc_reaction_cnps, round(cc_rate_ratio_p50, 6) FROM '"+paths.Flows+"' ORDER BY id",
+		"SELECT column_type FROM (DESCRIBE SELECT rate_before_bps, rate_after_bps, cc_rate_ratio_p50 FROM '"+
+			paths.Events+"', '"+paths.Flows+"')")
+	// 7 CNPs, every before-rate known, one after-rate null; min before =
+	// 6 242 343 541, max 24 936 170 212; the after-rates sum to
+	// 14 961 702 127 + 6 934 911 242 + 3 230 875 258 + 3 * 9 995 735 607.
+	got := fmt.Sprint(res[0][0])
+	want := fmt.Sprint([]any{"7", "7", "6", "6242343541", "24936170212", strconv.FormatInt(14_961_702_127+6_934_911_242+3_230_875_258+3*9_995_735_607, 10)})
+	if got != want {
+		t.Errorf("cnp rates in DuckDB: %s, want %s", got, want)
+	}
+	// 6934911242/12468085106 = 0.5562130..., rounded to 6 places 0.556213
+	wantFlows := "[[10.0.0.1>10.0.0.2:qp0x000301 3 0.556213] [10.0.0.2>10.0.0.1:qp0x000300 0 <nil>] " +
+		"[10.0.0.3>10.0.0.4:qp0x000401 3 1] [10.0.0.4>10.0.0.3:qp0x000400 0 <nil>]]"
+	if got := fmt.Sprint(res[1]); got != wantFlows {
+		t.Errorf("flows in DuckDB: %s, want %s", got, wantFlows)
+	}
+	if got := fmt.Sprint(res[2]); got != "[[BIGINT] [BIGINT] [DOUBLE]]" {
+		t.Errorf("DuckDB types %s", got)
 	}
 }

@@ -15,11 +15,15 @@ const (
 	CodeCNPMarking       = "cnp_marking"        // info: CNPs of one host not on --cnp-dscp / --cnp-pcp
 )
 
-// Defaults of the CNP options.
+// DefaultCNPIntervalNs is the default of Options.CNPIntervalNs: NVIDIA's
+// min_time_between_cnps, 4 µs.
+const DefaultCNPIntervalNs int64 = 4_000
+
+// Defaults of Options.CNPDSCP and Options.CNPPCP: the DSCP and VLAN PCP
+// NVIDIA NICs send CNPs with.
 const (
-	DefaultCNPIntervalNs int64 = 4_000 // NVIDIA's min_time_between_cnps, 4 µs
-	DefaultCNPDSCP             = 48
-	DefaultCNPPCP              = 6
+	DefaultCNPDSCP = 48
+	DefaultCNPPCP  = 6
 )
 
 // ccMinCNPs is the number of CNPs with both rates cc_no_reaction needs.

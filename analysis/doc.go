@@ -102,6 +102,10 @@
 // smallest) of their rate_after_bps/rate_before_bps, chosen by exact
 // 128-bit comparison and written as the float64 of that one ratio (null
 // when the count is 0). cc_no_reaction compares the chosen ratio exactly.
+// The wire bytes are the frames' lengths as `bytes` counts them: preamble
+// and inter-frame gap (20 bytes a frame on Ethernet) are not, so a sender
+// at line rate shows a little less than the link speed (1078-byte frames
+// at 100 Gb/s: 98 Gb/s).
 //
 // The rates are what the capture point sees, as latency is: captured next
 // to the sender (its NIC or its ToR port) they are the sender's own pacing,

@@ -105,7 +105,9 @@ func TestExportDuckDBRates(t *testing.T) {
 			"sum(rate_after_bps) FROM '"+paths.Events+"' WHERE kind = 'cnp'",
 		"SELECT id, cc_reaction_cnps, round(cc_rate_ratio_p50, 6) FROM '"+paths.Flows+"' ORDER BY id",
 		"SELECT column_type FROM (DESCRIBE SELECT rate_before_bps, rate_after_bps, cc_rate_ratio_p50 FROM '"+
-			paths.Events+"', '"+paths.Flows+"')")
+			paths.Events+"', '"+paths.Flows+"')",
+		// docs/parquet.md's ranking query
+		"SELECT id, cc_reaction_cnps, cc_rate_ratio_p50 FROM '"+paths.Flows+"'\nWHERE cc_reaction_cnps > 0 ORDER BY cc_rate_ratio_p50 DESC")
 	// 7 CNPs, every before-rate known, one after-rate null; min before =
 	// 6 242 343 541, max 24 936 170 212; the after-rates sum to
 	// 14 961 702 127 + 6 934 911 242 + 3 230 875 258 + 3 * 9 995 735 607.
@@ -122,5 +124,8 @@ func TestExportDuckDBRates(t *testing.T) {
 	}
 	if got := fmt.Sprint(res[2]); got != "[[BIGINT] [BIGINT] [DOUBLE]]" {
 		t.Errorf("DuckDB types %s", got)
+	}
+	if got := fmt.Sprint(res[3]); got != "[[10.0.0.3>10.0.0.4:qp0x000401 3 1] [10.0.0.1>10.0.0.2:qp0x000301 3 0.5562130177201567]]" {
+		t.Errorf("ranking query: %s", got)
 	}
 }

@@ -54,8 +54,12 @@ engine, internal/units < tui
 layers < internal/synth
 internal/synth < internal/cmd/mkdemo, bench/cmd/gencap, internal/stagebench
 
+# the shareable HTML report and the CSV tables of report --html / --csv
+analysis, internal/units < htmlreport
+analysis < csvreport
+
 # the command line: flags and wiring over everything; nothing imports it
-engine, export, tui, capture < cmd/rocetrace
+engine, export, tui, capture, htmlreport, csvreport < cmd/rocetrace
 `
 
 // parseRules returns, per package, the set of module packages it may import.

@@ -11,7 +11,7 @@ import (
 )
 
 func sp(s string) *string { return &s }
-func ip(v int64) *int64  { return &v }
+func ip(v int64) *int64   { return &v }
 
 // handReport is a small report: four flows, two CNPs (latencies 12 and 40
 // µs), a pause episode and findings, with hostile text in names.

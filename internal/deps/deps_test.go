@@ -181,6 +181,8 @@ func TestRulesForbid(t *testing.T) {
 		{"tui", "export"}, {"tui", "capture"}, {"engine", "export"},
 		{"engine", "tui"}, {"capture", "flows"}, {"decode", "internal/synth"},
 		{"pcapio", "decode"}, {"decode", "layers"}, {"flows", "layers"},
+		{"analysis", "htmlreport"}, {"htmlreport", "engine"}, {"htmlreport", "export"}, {"tui", "htmlreport"},
+		{"export", "csvreport"},
 	} {
 		if allowed[c[0]][c[1]] {
 			t.Errorf("the rules let %s import %s", c[0], c[1])

@@ -26,8 +26,8 @@ func pfcLaneName(mac string, prio *int) string {
 }
 
 // pfcTimeline draws the pause events (ts_ns to end_ns) per port and
-// priority, the MaxLanes with the longest paused time; spans closer than a
-// pixel (span/1200) merge.
+// priority, the MaxLanes with the longest paused time, shaded per pixel
+// column by the share of the column's time paused.
 func pfcTimeline(r *analysis.Report) Timeline {
 	t0, span := r.Capture.FirstTsNs, r.Capture.LastTsNs-r.Capture.FirstTsNs
 	t := Timeline{
@@ -40,8 +40,9 @@ func pfcTimeline(r *analysis.Report) Timeline {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return r.PFC[order[a]].PausedNs > r.PFC[order[b]].PausedNs })
+	t.Note = "Shade: the share of each pixel's time that was paused (lightest: under 25 %, darkest: over 75 %)."
 	if len(order) > MaxLanes {
-		t.Note = strconv.Itoa(len(order)-MaxLanes) + " more ports/priorities not drawn (fewer paused time)"
+		t.Note += " " + strconv.Itoa(len(order)-MaxLanes) + " more ports/priorities not drawn (less paused time)."
 		order = order[:MaxLanes]
 	}
 	lane := map[string]int{}
@@ -66,9 +67,8 @@ func pfcTimeline(r *analysis.Report) Timeline {
 		sp := Span{Start: e.TsNs - t0, End: min(end-t0, span)}
 		t.Lanes[j].Spans = append(t.Lanes[j].Spans, sp)
 	}
-	gap := max(span/plotW, 0)
 	for j := range t.Lanes {
-		t.Lanes[j].Spans = MergeSpans(t.Lanes[j].Spans, gap)
+		t.Lanes[j].Spans = MergeSpans(t.Lanes[j].Spans, 0)
 	}
 	return t
 }

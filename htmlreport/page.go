@@ -28,18 +28,21 @@ func fig(c Chart, note string) figure { return figure{c.SVG(), note} }
 
 // page is what the template renders.
 type page struct {
-	Title     string
-	Summary   [][2]string
-	Latency   string
-	PFC       []analysis.PFCReport
-	Groups    []findingGroup
-	Findings  int
-	Columns   []string
-	Rows      []flowRow
-	Problems  int
-	RowsLeft  int
-	TotalFlow int
-	Figures   []figure
+	Title    string
+	Summary  [][2]string
+	Latency  string
+	PFC      []analysis.PFCReport
+	Groups   []findingGroup
+	Findings int
+	// FewFindings opens every finding group (not only errors): there are
+	// at most fewFindings.
+	FewFindings bool
+	Columns     []string
+	Rows        []flowRow
+	Problems    int
+	RowsLeft    int
+	TotalFlow   int
+	Figures     []figure
 }
 
 // Write renders r as one self-contained HTML page on w.
@@ -54,13 +57,16 @@ func Write(w io.Writer, r *analysis.Report) error {
 	return nil
 }
 
+// fewFindings is the most findings for which every group shows open.
+const fewFindings = 12
+
 // build computes the page from the report.
 func build(r *analysis.Report) *page {
 	worst := WorstFlows(r)
 	rows, anchors := flowRows(r, worst)
 	p := &page{
 		Title: "rocetrace report: " + strings.Join(r.Capture.Files, ", "), Summary: summary(&r.Capture, r),
-		PFC: r.PFC, Groups: rollUp(r.Findings, anchors), Findings: len(r.Findings),
+		PFC: r.PFC, Groups: rollUp(r.Findings, anchors), Findings: len(r.Findings), FewFindings: len(r.Findings) <= fewFindings,
 		Columns: flowColumns, Rows: rows, Problems: len(worst), RowsLeft: len(worst) - len(rows),
 		TotalFlow: len(r.Flows),
 	}

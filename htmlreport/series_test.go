@@ -141,3 +141,25 @@ func TestMergeSpans(t *testing.T) {
 		t.Error("MergeSpans changed its input")
 	}
 }
+
+func TestLanePath(t *testing.T) {
+	// 10 pixel columns over 0..1000: each column is 100 units.
+	f := frame{x0: 0, x1: 10, xlo: 0, xhi: 1000}
+	spans := []Span{
+		{0, 100},   // column 0 paused throughout: shade ceil(4*100/100) = 4
+		{150, 160}, // column 1 paused 10 of 100: ceil(0.4) = 1
+		{250, 350}, // columns 2 and 3 paused 50 each: ceil(2) = 2, one rectangle two wide
+		{900, 900}, // an instant at column 9: shade 1
+	}
+	got := lanePath(f, spans, 4)
+	want := [pauseShades + 1]string{
+		"",
+		"M1 4h1v14h-1zM9 4h1v14h-1z",
+		"M2 4h2v14h-2z",
+		"",
+		"M0 4h1v14h-1z",
+	}
+	if got != want {
+		t.Errorf("lanePath = %q, want %q", got, want)
+	}
+}

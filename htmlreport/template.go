@@ -47,7 +47,8 @@ svg.plot { width: 100%; height: auto; display: block; }
 svg .area { fill: #fff; stroke: #8c959f; }
 svg .grid { stroke: #e6e9ed; } svg .tick { stroke: #8c959f; }
 svg .mark { stroke: #b3261e; stroke-dasharray: 5 4; stroke-width: 1.4; }
-svg .pause { fill: #d55e00; }
+svg .pause1 { fill: #d55e00; fill-opacity: 0.3; } svg .pause2 { fill: #d55e00; fill-opacity: 0.55; }
+svg .pause3 { fill: #d55e00; fill-opacity: 0.8; } svg .pause4 { fill: #d55e00; }
 svg text { font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: #1f2328; }
 svg .title { font-size: 16px; font-weight: 600; } svg .ticklabel { font-size: 12px; fill: #424a53; }
 svg .axislabel { font-size: 13px; } svg .legend { font-size: 12px; } svg .empty { font-size: 14px; fill: #8c959f; }
@@ -85,9 +86,9 @@ svg .marklabel { font-size: 12px; fill: #b3261e; }
 {{end}}
 
 <h2 id="findings">Findings: {{.Findings}}</h2>
-{{if .Groups}}<p class="muted">One line per code; errors are open, click a line to see its findings.</p>{{end}}
+{{if and .Groups (not .FewFindings)}}<p class="muted">One line per code; errors are open, click a line to see its findings.</p>{{end}}
 {{if not .Groups}}<p>none</p>{{end}}
-{{range .Groups}}<details class="{{.Severity}}"{{if eq .Severity "error"}} open{{end}}>
+{{range .Groups}}<details class="{{.Severity}}"{{if or (eq .Severity "error") $.FewFindings}} open{{end}}>
 <summary><span class="sev sev-{{.Severity}}">{{.Severity}}</span> <code>{{.Code}}</code> × {{.Count}}</summary>
 <ul>
 {{range .Items}}<li>{{if .Flow}}{{if .Anchor}}<a href="#{{.Anchor}}" class="mono">{{.Flow}}</a>{{else}}<span class="mono">{{.Flow}}</span>{{end}}: {{end}}{{.Message}}</li>
@@ -104,7 +105,7 @@ svg .marklabel { font-size: 12px; fill: #b3261e; }
 {{range .Rows}}<tr id="{{.Anchor}}"><td class="l mono" data-v="{{.ID}}">{{.ID}}</td><td class="l" data-v="{{.Transport}}">{{.Transport}}</td>{{range .Cells}}<td data-v="{{.Sort}}">{{.Text}}</td>{{end}}<td data-v="{{.Findings}}">{{.Findings}}</td></tr>
 {{end}}</tbody></table></div>
 {{if .RowsLeft}}<p class="muted">{{.RowsLeft}} more problem flows not listed (report --json or --csv for all).</p>{{end}}
-{{else}}<p>none</p>{{end}}
+{{else}}<p>none: no flow shows loss, replays, NAKs or congestion, and no finding names a flow.</p>{{end}}
 
 <h2 id="plots">Plots</h2>
 {{range .Figures}}<figure>{{.SVG}}{{if .Note}}<figcaption>{{.Note}}</figcaption>{{end}}</figure>

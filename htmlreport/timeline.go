@@ -35,8 +35,7 @@ const (
 )
 
 // MergeSpans sorts spans and merges those that overlap or lie closer than
-// gap, so that a lane holds at most about (axis span / gap) rectangles
-// whatever the number of pause episodes.
+// gap (0: those that overlap or touch), so that no time counts twice.
 func MergeSpans(spans []Span, gap int64) []Span {
 	s := append([]Span(nil), spans...)
 	sort.Slice(s, func(i, j int) bool { return s[i].Start < s[j].Start })
@@ -52,15 +51,17 @@ func MergeSpans(spans []Span, gap int64) []Span {
 }
 
 // SVG renders the timeline as an inline <svg> element. Spans are drawn at
-// pixel resolution: each covers the whole pixel columns it touches (so a
-// short pause stays visible, one pixel wide), and spans sharing or touching
-// columns draw as one rectangle, so a lane has at most half as many
-// rectangles as the plot has columns (about 500) whatever the number of
-// pauses.
+// pixel resolution (lanePath): each pixel column a span touches is shaded
+// by the share of its time paused, and neighbouring columns of one shade
+// draw as one rectangle, so a lane has at most one rectangle per column
+// (about 1,000) whatever the number of pauses.
 func (t Timeline) SVG() template.HTML {
 	lanes := t.Lanes
 	if len(lanes) > MaxLanes {
 		lanes = lanes[:MaxLanes]
+	}
+	if len(lanes) == 0 {
+		return emptySVG(t.Title)
 	}
 	rows := max(len(lanes), 1)
 	h := float64(padTop + rows*laneH + padBottom)
@@ -79,43 +80,72 @@ func (t Timeline) SVG() template.HTML {
 		s.text(x, f.y1+18, "middle", "ticklabel", tickLabel(v, step))
 	}
 	s.text((f.x0+f.x1)/2, f.y1+38, "middle", "axislabel", t.X.label(xs))
-	if len(lanes) == 0 {
-		s.text((f.x0+f.x1)/2, f.y0+15, "middle", "empty", "no pause")
-	}
 	for i, l := range lanes {
 		y := f.y0 + float64(i*laneH)
 		s.text(f.x0-6, y+15, "end", "ticklabel", l.Name)
-		if d := lanePath(f, l.Spans, y+4); d != "" {
-			s.raw(`<path class="pause" d="`, d, `"/>`)
+		for shade, d := range lanePath(f, l.Spans, y+4) {
+			if d != "" {
+				s.raw(`<path class="pause`, strconv.Itoa(shade), `" d="`, d, `"/>`)
+			}
 		}
 	}
 	s.raw(`</svg>`)
 	return template.HTML(s.b.String())
 }
 
-// lanePath returns the path data of a lane's spans (sorted, as
-// MergeSpans leaves them) at pixel resolution, top y, height laneH-8.
-func lanePath(f frame, spans []Span, y float64) string {
+// pauseShades is the number of shades of a pause column.
+const pauseShades = 4
+
+// colStart returns the first value of pixel column c of cols over [lo,
+// lo+span), without overflowing for any span.
+func colStart(lo, span, cols, c int64) int64 {
+	return lo + span/cols*c + span%cols*c/cols
+}
+
+// lanePath returns, per shade 1..pauseShades, the path data of a lane's
+// spans (sorted and without overlaps, as MergeSpans leaves them) at pixel
+// resolution, top y, height laneH-8. A pixel column some span touches
+// gets the shade ceil(pauseShades * paused share of the column): a short
+// pause stays visible (shade 1), a column paused throughout is shade 4, so
+// a thousand 3 µs pauses over a second do not read as one long pause.
+func lanePath(f frame, spans []Span, y float64) [pauseShades + 1]string {
 	cols := int64(f.x1 - f.x0)
 	span := max(f.xhi-f.xlo, 1)
-	var b strings.Builder
-	var c0, c1 int64 = -1, -1
-	flush := func() {
-		if c0 >= 0 {
-			b.WriteString("M" + num(f.x0+float64(c0)) + " " + num(y) + "h" + strconv.FormatInt(c1-c0, 10) +
-				"v" + strconv.Itoa(laneH-8) + "h-" + strconv.FormatInt(c1-c0, 10) + "z")
-		}
-	}
+	paused := make([]int64, cols)
 	for _, sp := range spans {
 		a := min(max((sp.Start-f.xlo)*cols/span, 0), cols-1)
-		e := min(max(((sp.End-f.xlo)*cols+span-1)/span, a+1), cols)
-		if c0 >= 0 && a <= c1 {
-			c1 = max(c1, e)
+		if sp.End <= sp.Start {
+			paused[a] = max(paused[a], 1) // an instant pause still marks its column
 			continue
 		}
-		flush()
-		c0, c1 = a, e
+		for c := a; c < cols && colStart(f.xlo, span, cols, c) < sp.End; c++ {
+			lo, hi := colStart(f.xlo, span, cols, c), colStart(f.xlo, span, cols, c+1)
+			paused[c] += max(min(sp.End, hi)-max(sp.Start, lo), 0)
+		}
 	}
-	flush()
-	return b.String()
+	var b [pauseShades + 1]strings.Builder
+	shade := func(c int64) int64 {
+		if paused[c] <= 0 {
+			return 0
+		}
+		w := max(colStart(f.xlo, span, cols, c+1)-colStart(f.xlo, span, cols, c), 1)
+		return min(max((paused[c]*pauseShades+w-1)/w, 1), pauseShades)
+	}
+	for c := int64(0); c < cols; {
+		l := shade(c)
+		e := c + 1
+		for e < cols && shade(e) == l {
+			e++
+		}
+		if l > 0 {
+			w := strconv.FormatInt(e-c, 10)
+			b[l].WriteString("M" + num(f.x0+float64(c)) + " " + num(y) + "h" + w + "v" + strconv.Itoa(laneH-8) + "h-" + w + "z")
+		}
+		c = e
+	}
+	var out [pauseShades + 1]string
+	for i := range b {
+		out[i] = b[i].String()
+	}
+	return out
 }

@@ -178,7 +178,7 @@ func flowRows(r *analysis.Report, worst []int) ([]flowRow, map[string]string) {
 }
 
 // flowColumns are the headings of flowRow.Cells, in order.
-var flowColumns = []string{"packets", "bytes", "duration", "PSN gaps", "missing PSNs", "retrans­mitted pkts",
+var flowColumns = []string{"packets", "bytes", "duration", "PSN gaps", "missing PSNs", "retrans\u00admitted pkts",
 	"NAKs", "RNR NAKs", "CE pkts", "CNPs sent", "CNPs recv'd"}
 
 // findingGroup is the findings of one code.

@@ -86,7 +86,7 @@ svg .marklabel { font-size: 12px; fill: #b3261e; }
 {{end}}
 
 <h2 id="findings">Findings: {{.Findings}}</h2>
-{{if and .Groups (not .FewFindings)}}<p class="muted">One line per code; errors are open, click a line to see its findings.</p>{{end}}
+{{if and .Groups (not .FewFindings)}}<p class="muted noprint">One line per code; errors are open, click a line to see its findings.</p>{{end}}
 {{if not .Groups}}<p>none</p>{{end}}
 {{range .Groups}}<details class="{{.Severity}}"{{if or (eq .Severity "error") $.FewFindings}} open{{end}}>
 <summary><span class="sev sev-{{.Severity}}">{{.Severity}}</span> <code>{{.Code}}</code> × {{.Count}}</summary>

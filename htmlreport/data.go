@@ -152,9 +152,12 @@ type cell struct {
 
 func countCell(n int64) cell { return cell{units.Count(n), n} }
 
-// flowRows builds the table rows of the worst flows (at most MaxTableFlows)
-// and the anchor of every flow listed, by flow id.
-func flowRows(r *analysis.Report, worst []int) ([]flowRow, map[string]string) {
+// flowRows builds the table rows: the worst flows (at most MaxTableFlows),
+// and after them, in worst-first order, every other flow that named
+// names (the flows of the findings the page lists, so that each links to
+// its row); it returns the rows and the anchor of every flow listed, by
+// flow id.
+func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow, map[string]string) {
 	nf := map[string]int{}
 	for _, fd := range r.Findings {
 		if fd.Flow != nil {
@@ -163,8 +166,11 @@ func flowRows(r *analysis.Report, worst []int) ([]flowRow, map[string]string) {
 	}
 	anchors := map[string]string{}
 	rows := make([]flowRow, 0, min(len(worst), MaxTableFlows))
-	for _, i := range worst[:min(len(worst), MaxTableFlows)] {
+	for rank, i := range worst {
 		f := &r.Flows[i]
+		if rank >= MaxTableFlows && !named[f.ID] {
+			continue
+		}
 		a := "flow-" + strconv.Itoa(i)
 		anchors[f.ID] = a
 		dur := f.LastTsNs - f.FirstTsNs
@@ -190,8 +196,9 @@ type findingGroup struct {
 	More     int
 }
 
-// findingItem is one listed finding; Anchor is empty when its flow is not
-// in the table (or it names none).
+// findingItem is one listed finding; Anchor is its flow's row (the table
+// lists every flow a listed finding names), empty when it names none or
+// the flow is not in the Report.
 type findingItem struct {
 	Message string
 	Flow    string
@@ -199,8 +206,9 @@ type findingItem struct {
 }
 
 // rollUp groups the findings by code in the Report's order (severity
-// first), listing at most MaxFindingsPerCode of each.
-func rollUp(fs []analysis.Finding, anchors map[string]string) []findingGroup {
+// first), listing at most MaxFindingsPerCode of each; Anchor is left for
+// link to fill.
+func rollUp(fs []analysis.Finding) []findingGroup {
 	var groups []findingGroup
 	at := map[string]int{}
 	for _, f := range fs {
@@ -218,9 +226,31 @@ func rollUp(fs []analysis.Finding, anchors map[string]string) []findingGroup {
 		}
 		it := findingItem{Message: f.Message}
 		if f.Flow != nil {
-			it.Flow, it.Anchor = *f.Flow, anchors[*f.Flow]
+			it.Flow = *f.Flow
 		}
 		gr.Items = append(gr.Items, it)
 	}
 	return groups
+}
+
+// namedFlows returns the flows the listed findings name.
+func namedFlows(groups []findingGroup) map[string]bool {
+	named := map[string]bool{}
+	for _, g := range groups {
+		for _, it := range g.Items {
+			if it.Flow != "" {
+				named[it.Flow] = true
+			}
+		}
+	}
+	return named
+}
+
+// link sets each listed finding's Anchor to its flow's row.
+func link(groups []findingGroup, anchors map[string]string) {
+	for g := range groups {
+		for i := range groups[g].Items {
+			groups[g].Items[i].Anchor = anchors[groups[g].Items[i].Flow]
+		}
+	}
 }

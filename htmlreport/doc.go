@@ -52,9 +52,11 @@
 // # Rules where the contract is silent
 //
 //   - Problem flows are the text report's (loss, replays, NAKs or
-//     congestion) plus every flow a finding names, ordered by WorstFlows.
+//     congestion) plus every flow a finding names, ordered by WorstFlows;
+//     the table lists the MaxTableFlows worst and then every other flow a
+//     listed finding names, so that each listed finding links to its row.
 //   - Finding groups come in the Report's order (severity first), one per
-//     code; a finding links to its flow when the flow is in the table.
+//     code.
 //   - The CE series counts, per bin, the first CE mark before each CNP
 //     (ts_ns − ecn_to_cnp_ns): the Report has no per-window CE counts yet.
 //   - Anchors are "flow-N", N the flow's index in Report.Flows.

@@ -63,10 +63,12 @@ const fewFindings = 12
 // build computes the page from the report.
 func build(r *analysis.Report) *page {
 	worst := WorstFlows(r)
-	rows, anchors := flowRows(r, worst)
+	groups := rollUp(r.Findings)
+	rows, anchors := flowRows(r, worst, namedFlows(groups))
+	link(groups, anchors)
 	p := &page{
 		Title: "rocetrace report: " + strings.Join(r.Capture.Files, ", "), Summary: summary(&r.Capture, r),
-		PFC: r.PFC, Groups: rollUp(r.Findings, anchors), Findings: len(r.Findings), FewFindings: len(r.Findings) <= fewFindings,
+		PFC: r.PFC, Groups: groups, Findings: len(r.Findings), FewFindings: len(r.Findings) <= fewFindings,
 		Columns: flowColumns, Rows: rows, Problems: len(worst), RowsLeft: len(worst) - len(rows),
 		TotalFlow: len(r.Flows),
 	}

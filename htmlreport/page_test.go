@@ -60,7 +60,8 @@ func TestRollUpCaps(t *testing.T) {
 		fs = append(fs, analysis.Finding{Severity: analysis.SeverityWarning, Code: "nak", Message: fmt.Sprint(i), Flow: sp("f")})
 	}
 	fs = append(fs, analysis.Finding{Severity: analysis.SeverityInfo, Code: "other", Message: "o"})
-	g := rollUp(fs, map[string]string{"f": "flow-7"})
+	g := rollUp(fs)
+	link(g, map[string]string{"f": "flow-7"})
 	// 13 naks: 10 listed, 3 more; then the info group. The flow has an anchor.
 	if len(g) != 2 || g[0].Count != 13 || len(g[0].Items) != 10 || g[0].More != 3 || g[0].Items[0].Anchor != "flow-7" ||
 		g[1].Code != "other" || g[1].Items[0].Anchor != "" {
@@ -151,10 +152,14 @@ func TestPageBounded(t *testing.T) {
 		t.Errorf("page of %d bytes", b.Len())
 	}
 	for _, want := range []string{
-		"49800 more problem flows not listed", // 50,000 - MaxTableFlows
-		"… and 49990 more",                    // 50,000 psn_gap findings, 10 listed
-		"84 more ports/priorities not drawn",  // 100 - MaxLanes
-		"1 more event kinds not drawn",        // 9 kinds - MaxSeries
+		// Worst first is by missing PSNs (i%7; one warning each): the 200 rows are the flows
+		// i = 6, 13, ..., 1399 (i%7 = 6). The 10 listed psn_gap findings name flows 0..9: 6 is
+		// among the 200, the other 9 are added: 209 rows, 50,000 - 209 = 49,791 not listed.
+		"49791 more problem flows not listed",
+		`<a href="#flow-0" class="mono">`, `<a href="#flow-9" class="mono">`,
+		"… and 49990 more",                   // 50,000 psn_gap findings, 10 listed
+		"84 more ports/priorities not drawn", // 100 - MaxLanes
+		"1 more event kinds not drawn",       // 9 kinds - MaxSeries
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)

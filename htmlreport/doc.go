@@ -41,13 +41,15 @@
 //
 // # Bounds
 //
-// The page's size does not grow with the capture: time plots have
-// DefaultBins (200) bins, a chart at most MaxSeries (8) series, a CDF at
-// most MaxCDFPoints (256) points, the pause timeline at most MaxLanes (16)
-// lanes (the longest paused first) whose spans closer than one pixel
-// (capture span / 1200) merge, the flows table at most MaxTableFlows (200)
-// rows, and each finding code lists at most MaxFindingsPerCode (10)
-// findings; the page says how many were left out of each.
+// The page's size does not grow with the capture: time plots have about
+// DefaultBins (200) bins of a 1-2-5 width, a chart at most MaxSeries (8)
+// series, a CDF at most MaxCDFPoints (256) points, the pause timeline at
+// most MaxLanes (16) lanes (the longest paused first) drawn per pixel
+// column (at most one rectangle per column, shaded by the share of the
+// column's time paused), the flows table at most MaxTableFlows (200) rows
+// plus the flows of the listed findings, and each finding code lists at
+// most MaxFindingsPerCode (10) findings; the page says how many were left
+// out of each. About 125 kB for the 1M- and 10M-frame bench captures.
 //
 // # Rules where the contract is silent
 //

@@ -167,3 +167,23 @@ func TestPageBounded(t *testing.T) {
 	}
 	t.Logf("page: %d bytes", b.Len())
 }
+
+// TestThroughputChart: the plot the lead feeds with rate windows. Two flows
+// over 0..2 ms in 1 ms windows, 10 and 25 Gb/s: the Y axis reads Gb/s
+// (max 25e9 >= 1e9), the X axis ms (2e6 ns >= 1e6); names are escaped.
+func TestThroughputChart(t *testing.T) {
+	s := []Series{
+		{Name: "a<b", Step: true, Points: []Point{{0, 10_000_000_000}, {1_000_000, 10_000_000_000}, {2_000_000, 10_000_000_000}}},
+		{Name: "c", Step: true, Points: []Point{{0, 25_000_000_000}, {1_000_000, 0}, {2_000_000, 0}}},
+	}
+	c := ThroughputChart(s, 3)
+	svg := string(c.SVG())
+	for _, want := range []string{"throughput (Gb/s)", "time since the first frame (ms)", "a&lt;b", ">25<", ">0.5<"} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("SVG lacks %q", want)
+		}
+	}
+	if c.Note != "3 more flows not drawn" {
+		t.Errorf("note %q", c.Note)
+	}
+}

@@ -40,7 +40,9 @@ func pfcTimeline(r *analysis.Report) Timeline {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return r.PFC[order[a]].PausedNs > r.PFC[order[b]].PausedNs })
-	t.Note = "Shade: the share of each pixel's time that was paused (lightest: under 25 %, darkest: over 75 %)."
+	if len(order) > 0 {
+		t.Note = "Shade: the share of each pixel's time that was paused (lightest: under 25 %, darkest: over 75 %)."
+	}
 	if len(order) > MaxLanes {
 		t.Note += " " + strconv.Itoa(len(order)-MaxLanes) + " more ports/priorities not drawn (less paused time)."
 		order = order[:MaxLanes]

@@ -96,6 +96,10 @@ func TestWritePage(t *testing.T) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
+	// The hand report has a pause lane, hence the shade note; a report without PFC has none.
+	if !strings.Contains(page, "Shade: the share") || strings.Contains(pfcTimeline(&analysis.Report{}).Note, "Shade") {
+		t.Error("the shade note is not where the lanes are")
+	}
 	if strings.Contains(page, "<script>alert") || strings.Contains(page, `<img src=http://evil`) {
 		t.Error("unescaped text in the page")
 	}

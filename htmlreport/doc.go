@@ -49,7 +49,7 @@
 // column's time paused), the flows table at most MaxTableFlows (200) rows
 // plus the flows of the listed findings, and each finding code lists at
 // most MaxFindingsPerCode (10) findings; the page says how many were left
-// out of each. About 125 kB for the 1M- and 10M-frame bench captures.
+// out of each. About 140 kB for the 1M- and 10M-frame bench captures.
 //
 // # Rules where the contract is silent
 //

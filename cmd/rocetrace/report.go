@@ -16,11 +16,13 @@ import (
 // runReport implements `rocetrace [report] [--json] FILE...`.
 func runReport(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
 	var (
-		a   analysisFlags
-		out reportFlags
+		a     analysisFlags
+		out   reportFlags
+		files fileFlags
 	)
 	fs := newFlagSet(name, "[report] [--json] [flags] FILE...", stderr)
 	out.register(fs.FlagSet, "print the analysis as one JSON document")
+	files.register(fs.FlagSet)
 	a.register(fs.FlagSet)
 	if code := fs.parse(args, &a.common, stdout, stderr); code >= 0 {
 		return code
@@ -40,6 +42,13 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	summary.Interrupted = in.Interrupted()
 	rep := e.Report(summary, a.options())
 	err := out.write(stdout, rep)
+	if err == nil {
+		if ferr := files.write(&rep); ferr != nil {
+			fmt.Fprintf(stderr, "rocetrace: %v\n", ferr)
+			in.WriteErrors(stderr)
+			return exitFailed
+		}
+	}
 	if err != nil {
 		writeFailed(stderr, "report", err)
 		in.WriteErrors(stderr)

@@ -54,8 +54,12 @@ engine, internal/units < tui
 layers < internal/synth
 internal/synth < internal/cmd/mkdemo, bench/cmd/gencap, internal/stagebench
 
+# the shareable HTML report and the CSV tables of report --html / --csv
+analysis, internal/units < htmlreport
+analysis < csvreport
+
 # the command line: flags and wiring over everything; nothing imports it
-engine, export, tui, capture < cmd/rocetrace
+engine, export, tui, capture, htmlreport, csvreport < cmd/rocetrace
 `
 
 // parseRules returns, per package, the set of module packages it may import.
@@ -177,6 +181,8 @@ func TestRulesForbid(t *testing.T) {
 		{"tui", "export"}, {"tui", "capture"}, {"engine", "export"},
 		{"engine", "tui"}, {"capture", "flows"}, {"decode", "internal/synth"},
 		{"pcapio", "decode"}, {"decode", "layers"}, {"flows", "layers"},
+		{"analysis", "htmlreport"}, {"htmlreport", "engine"}, {"htmlreport", "export"}, {"tui", "htmlreport"},
+		{"export", "csvreport"},
 	} {
 		if allowed[c[0]][c[1]] {
 			t.Errorf("the rules let %s import %s", c[0], c[1])

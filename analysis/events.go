@@ -42,6 +42,12 @@ type EventReport struct {
 	EndNs       *int64  `json:"end_ns,omitempty"`
 	DurationNs  *int64  `json:"duration_ns,omitempty"`
 	Frames      *int64  `json:"frames,omitempty"`
+
+	// hop_loss (capture points): the hop's points and the lost frame's
+	// opcode name (its PSN is PSN).
+	From       *string `json:"from,omitempty"`
+	To         *string `json:"to,omitempty"`
+	OpcodeName *string `json:"opcode_name,omitempty"`
 }
 
 // eventArena hands out the values EventReport's pointer fields point to
@@ -266,6 +272,11 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 		i64("end_ns", e.EndNs)
 		i64("duration_ns", e.DurationNs)
 		i64("frames", e.Frames)
+	case "hop_loss":
+		str("from", e.From)
+		str("to", e.To)
+		u32("psn", e.PSN)
+		str("opcode_name", e.OpcodeName)
 	}
 	if indent {
 		b = append(b, evIndentClose...)

@@ -67,14 +67,14 @@ func sortFrames(fs []frame) {
 func TestMatcherScenarios(t *testing.T) {
 	psns := []uint32{1, 2, 3, 4, 5}
 	tests := []struct {
-		name                   string
-		n                      int
-		fs                     []frame
-		from, to               int
-		matched, lost, unseen  int64
-		delay                  Delay
-		lostPSN                []uint32
-		lostTs                 []int64
+		name                  string
+		n                     int
+		fs                    []frame
+		from, to              int
+		matched, lost, unseen int64
+		delay                 Delay
+		lostPSN               []uint32
+		lostTs                []int64
 	}{
 		{
 			// 5 frames 100 ns apart, each 40 ns later at point 1: d = 40 for all.

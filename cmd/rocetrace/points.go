@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/spf13/pflag"
+)
+
+// pointFlags is --point NAME=FILE[,FILE...] (repeatable), on report,
+// export and tui.
+type pointFlags struct {
+	specs []string
+	names []string
+	files [][]string
+}
+
+func (pf *pointFlags) register(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&pf.specs, "point", nil, "capture point NAME=FILE[,FILE...] (repeatable; instead of FILE arguments): each point analysed on its own, frames matched between them")
+}
+
+// active reports whether --point was given.
+func (pf *pointFlags) active() bool { return len(pf.specs) > 0 }
+
+// parse parses args like flagSet.parse, with --point in place of FILE
+// arguments when given; it returns the exit status to stop with, or -1.
+func (pf *pointFlags) parse(fs *flagSet, args []string, c *common, stdout, stderr io.Writer) int {
+	if code := fs.parseArgs(args, c, stdout, stderr); code >= 0 {
+		return code
+	}
+	if !pf.active() {
+		if fs.NArg() == 0 {
+			fmt.Fprintf(stderr, "rocetrace: no capture file given\n")
+			fs.Usage()
+			return exitUsage
+		}
+		return -1
+	}
+	if fs.NArg() > 0 {
+		return fs.usageError("FILE arguments (%s) are not allowed with --point: name every file in a --point NAME=FILE[,FILE...]", fs.Arg(0))
+	}
+	seen := map[string]bool{}
+	for _, s := range pf.specs {
+		name, list, ok := strings.Cut(s, "=")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || list == "" {
+			return fs.usageError("invalid --point %q: want NAME=FILE[,FILE...]", s)
+		}
+		if seen[name] {
+			return fs.usageError("--point %q given twice: point names must be unique", name)
+		}
+		seen[name] = true
+		var files []string
+		for _, f := range strings.Split(list, ",") {
+			if f == "" {
+				return fs.usageError("invalid --point %q: an empty file name", s)
+			}
+			files = append(files, f)
+		}
+		pf.names = append(pf.names, name)
+		pf.files = append(pf.files, files)
+	}
+	return -1
+}
+
+// runReportPoints is report with --point: one engine per point over one
+// merged reading, the reference (first) point's report with points, hops,
+// hop_loss events and their findings.
+func runReportPoints(ctx context.Context, a *analysisFlags, pf *pointFlags, out *reportFlags, stdout, stderr io.Writer) int {
+	ps := engine.NewPoints(a.engine(), pf.names, pf.files)
+	in := engine.OpenContext(ctx, ps.Paths())
+	defer in.Close()
+	if in.Opened() == 0 && !in.Interrupted() {
+		return inputStatus(in, stderr)
+	}
+	if err := ps.Run(ctx, in, nil); err != nil && err != context.Canceled {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		in.WriteErrors(stderr)
+		return exitFailed
+	}
+	rep := ps.Report(in.Interrupted(), a.options())
+	if err := out.write(stdout, rep); err != nil {
+		writeFailed(stderr, "report", err)
+		in.WriteErrors(stderr)
+		return exitFailed
+	}
+	return finalStatus(ctx, in, ps.Frames(), stderr)
+}
+
+// sameTrafficHint prints the --point suggestion on stderr when the report
+// has a same_traffic_in_several_files finding.
+func sameTrafficHint(stderr io.Writer, found bool) {
+	if found {
+		fmt.Fprintf(stderr, "rocetrace: %s\n", analysis.SameTrafficHint)
+	}
+}

@@ -84,6 +84,11 @@
 //	                                     > 0): the capture dropped them, not the fabric
 //	flows_dropped               warning  frames of flows beyond the flow limit (flows.Config.MaxFlows,
 //	                                     --max-flows) started no flow (capture.flows_dropped > 0)
+//	lost_between_points         error    capture points (AddPoints): frames of a hop seen at from, not
+//	                                     at to, between its first and last match
+//	capture_missed_frames       warning  capture points: frames seen at to, not at from (upstream)
+//	same_traffic_in_several_files warning plain FILE arguments share > 1% of one file's RoCE frames
+//	                                     (AddSameTraffic)
 //
 // # Text report
 //

@@ -76,6 +76,8 @@ type PacketRow struct {
 	CMLocalCommID *uint32  `parquet:"cm_local_comm_id,optional"`
 	CMRemoteComm  *uint32  `parquet:"cm_remote_comm_id,optional"`
 	CMLocalQPN    *uint32  `parquet:"cm_local_qpn,optional"`
+	// Point is the capture point of the frame (--point), null without.
+	Point *string `parquet:"point,optional,dict"`
 }
 
 // FlowRow is one row of flows.parquet: a flow of the report ("flows" in
@@ -129,6 +131,10 @@ type EventRow struct {
 	EndNs       *int64  `parquet:"end_ns,optional"`
 	DurationNs  *int64  `parquet:"duration_ns,optional"`
 	Frames      *int64  `parquet:"frames,optional"`
+	// hop_loss (capture points)
+	From       *string `parquet:"from,optional,dict"`
+	To         *string `parquet:"to,optional,dict"`
+	OpcodeName *string `parquet:"opcode_name,optional,dict"`
 }
 
 // PFCRow is one row of pfc.parquet: the pause history of one (source MAC,
@@ -163,6 +169,7 @@ func EventRowOf(e *analysis.EventReport) EventRow {
 		AfterNAKNs: e.AfterNAKNs, Code: e.Code, Name: e.Name, Timer: e.Timer, TimerNs: e.TimerNs,
 		TargetFlow: e.TargetFlow, ECNToCNPNs: e.ECNToCNPNs, SrcMAC: e.SrcMAC,
 		EndNs: e.EndNs, DurationNs: e.DurationNs, Frames: e.Frames,
+		From: e.From, To: e.To, OpcodeName: e.OpcodeName,
 	}
 	if e.Priority != nil {
 		p := uint8(*e.Priority)

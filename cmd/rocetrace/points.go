@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/export"
+	"github.com/rocetrace/rocetrace/flows"
 	"github.com/spf13/pflag"
 )
 
@@ -97,4 +102,60 @@ func sameTrafficHint(stderr io.Writer, found bool) {
 	if found {
 		fmt.Fprintf(stderr, "rocetrace: %s\n", analysis.SameTrafficHint)
 	}
+}
+
+// points exports the capture points of pf to paths (with points.parquet
+// and hops.parquet): packets.parquet holds every point's frames with their
+// point, the other tables are the reference point's (as the report).
+func (x *exporter) points(ctx context.Context, pf *pointFlags, paths export.Paths) int {
+	var msgs strings.Builder
+	code := x.exportPoints(ctx, pf, paths, &msgs)
+	if _, err := io.WriteString(x.stdout, msgs.String()); err != nil {
+		writeFailed(x.stderr, "output", err)
+		code = max(code, exitFailed)
+	}
+	return code
+}
+
+func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths export.Paths, out io.Writer) int {
+	ps := engine.NewPoints(x.c.engine(), pf.names, pf.files)
+	in := engine.OpenContext(ctx, ps.Paths())
+	defer in.Close()
+	if in.Interrupted() {
+		return x.interrupted(ctx, in, 0, paths)
+	}
+	if in.Opened() == 0 {
+		return x.report(in, "", nil)
+	}
+	x.removeStale(paths)
+	ex, err := export.Create(paths, in.Names(), x.opts)
+	if err != nil {
+		return x.report(in, fmt.Sprintf("export: %v", err), nil)
+	}
+	defer ex.Abort()
+	var exErr error
+	err = ps.Run(ctx, in, func(point int, p *decode.Packet, f *flows.Flow) error {
+		exErr = ex.PacketAt(pf.names[point], point == 0, p, f)
+		return exErr
+	})
+	if err != nil {
+		ex.Abort()
+		if exErr == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			return x.interrupted(ctx, in, ps.Frames(), paths)
+		}
+		return x.report(in, fmt.Sprintf("export failed after %d frames; nothing written to %s: %v", ps.Frames(),
+			strings.Join(paths.List(), ", "), err), nil)
+	}
+	rep := ps.Report(in.Interrupted(), analysis.Options{})
+	written, err := ex.Finish(ctx, &rep)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return x.interrupted(ctx, in, ps.Frames(), paths)
+	}
+	for _, w := range written {
+		fmt.Fprintf(out, "wrote %s: %s rows, %s\n", w.Path, strconv.FormatInt(w.Rows, 10), exportSize(w.Bytes))
+	}
+	if err != nil {
+		return x.report(in, fmt.Sprintf("export: %v", err), written)
+	}
+	return x.report(in, "", written)
 }

@@ -162,3 +162,20 @@ func TestNCCLRing2Points(t *testing.T) {
 		}
 	}
 }
+
+// TestReportPointsGolden pins the text and JSON report of the two-point
+// demo (pcaps/two_points_*.pcap, synth.TwoPoints).
+func TestReportPointsGolden(t *testing.T) {
+	args := []string{"--point", "up=../../pcaps/two_points_up.pcap", "--point", "down=../../pcaps/two_points_down.pcap"}
+	for _, tc := range []struct{ name, flag string }{{"two_points.points.report.golden", ""}, {"two_points.points.json.golden", "--json"}} {
+		a := append([]string{"report"}, args...)
+		if tc.flag != "" {
+			a = append(a, tc.flag)
+		}
+		code, out, errOut := rt(t, a...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		checkGolden(t, tc.name, out)
+	}
+}

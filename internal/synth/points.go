@@ -2,6 +2,12 @@ package synth
 
 import "github.com/rocetrace/rocetrace/decode"
 
+// TwoPointsUp is TwoPoints' up capture (a demo scenario).
+func TwoPointsUp() *Capture { up, _ := TwoPoints(); return up }
+
+// TwoPointsDown is TwoPoints' down capture (a demo scenario).
+func TwoPointsDown() *Capture { _, down := TwoPoints(); return down }
+
 // TwoPoints returns one RC connection seen at two capture points on the
 // path A -> up -> down -> B (the demo pcaps/two_points_{up,down}.pcap).
 // A writes 8 single-packet RDMA WRITEs, PSNs 100..107, at t0 + i*10 µs;

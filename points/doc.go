@@ -19,7 +19,17 @@
 // the k-th-to-k-th pairing is kept as long as both points see it on the same
 // side of the boundary. Consequences: delays (clock offsets included) larger
 // than W are not matched; memory is bounded by the identities created in the
-// last W of capture time, never by the capture's length (TestMatcherMemory).
+// last W of capture time, never by the capture's length (TestMatcherMemory,
+// TestMatcherWindowMemory).
+//
+// Most identities are resolved earlier: as soon as every point that has
+// seen the identity's flow (two or more; the first 64 points) has seen it
+// equally often, provided those are all the points or no other point joined
+// the flow in the last W before the identity. Later occurrences (replays)
+// then start a new identity at every point, which keeps the k-th-to-k-th
+// pairing. So what stays in flight for a whole window is mostly the frames
+// seen at one point only (lost, or missed upstream), and the memory of a
+// two-point report is about that of two single reports.
 //
 // # Counting between the first and last matched frame
 //
@@ -46,7 +56,8 @@
 // # Same traffic in several files
 //
 // Shared counts, per pair of files, the frames whose identity occurs in both
-// (min of the occurrence counts per identity) with the same window, so that
+// (min of the occurrence counts per identity) with a window of
+// SharedWindowNs (100 ms) and the same early resolution, so that
 // plain FILE arguments that are one traffic seen twice can be named. It keeps
 // no per-hop state: memory is the frames in flight plus one counter per pair
 // of files that share frames.

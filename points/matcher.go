@@ -67,6 +67,7 @@ type Matcher struct {
 	w      *window
 	hops   map[hopKey]*hop
 	cnt    []int
+	masks  *flowMasks
 }
 
 // NewMatcher returns a matcher for n points with the window's lower bound
@@ -74,12 +75,19 @@ type Matcher struct {
 func NewMatcher(n int, minWindowNs int64) *Matcher {
 	m := &Matcher{points: n, hops: make(map[hopKey]*hop), cnt: make([]int, n)}
 	m.w = newWindow(minWindowNs, m.resolve)
+	m.masks = newFlowMasks(n, m.w)
+	m.w.complete = m.masks.complete
 	return m
 }
 
 // Observe takes one frame of point (0-based, argument order). Frames must
 // come in timestamp order across all points (as pcapio.Merger gives them).
-func (m *Matcher) Observe(point int, p *decode.Packet) { m.w.add(point, p) }
+func (m *Matcher) Observe(point int, p *decode.Packet) {
+	if id, ok := identOf(p); ok {
+		m.masks.see(id.key, point, p.TsNs)
+	}
+	m.w.add(point, p)
+}
 
 // InFlight returns the identities in flight, the capacity of the ring that
 // orders them, and the recycled entries: what the matcher's memory is

@@ -207,8 +207,10 @@ func TestMatcherThreePointsBothDirections(t *testing.T) {
 }
 
 // TestMatcherMemory: a long two-point stream (200k frames at 1 frame per
-// 100 us, 20 s of stream time, every 10th lost between the points) keeps
-// only the frames of the last window (1 s = 10k frames) in flight.
+// 100 us, 20 s of stream time, every 10th lost between the points). A frame
+// seen at both points is resolved at once; a lost one waits for the window
+// (1 s): 1 s / (10 x 100 us) = 1000 lost frames in flight, + 1 frame between
+// the points. The FIFO ring (compacted when half stale) stays at 4096.
 func TestMatcherMemory(t *testing.T) {
 	m := NewMatcher(2, 0)
 	const n, step = 200_000, 100_000
@@ -224,9 +226,8 @@ func TestMatcherMemory(t *testing.T) {
 		e, r, _ := m.InFlight()
 		maxEntries, maxRing = max(maxEntries, e), max(maxRing, r)
 	}
-	// 1 s / 100 us = 10_000 identities in flight at most (+1 at the boundary).
-	if maxEntries > 10_001 || maxRing > 16_384 {
-		t.Errorf("in flight at most %d entries, ring %d: want <= 10001, 16384", maxEntries, maxRing)
+	if maxEntries > 1001 || maxRing > 4096 {
+		t.Errorf("in flight at most %d entries, ring %d: want <= 1001, 4096", maxEntries, maxRing)
 	}
 	hops := m.Finish()
 	// 20_000 lost (i%10 == 5 for i < 200_000); the last lost one (199_995)
@@ -263,5 +264,25 @@ func TestShared(t *testing.T) {
 	}
 	if roce[0] != 6 || roce[1] != 5 || roce[2] != 3 {
 		t.Errorf("roce %v, want [6 5 3]", roce)
+	}
+}
+
+// TestMatcherWindowMemory: with nothing matched (one point's traffic
+// only), every identity waits for the window: 1 s / 100 us = 10_000 in
+// flight (+1 at the boundary), whatever the stream's length.
+func TestMatcherWindowMemory(t *testing.T) {
+	m := NewMatcher(2, 0)
+	maxEntries := 0
+	for i := 0; i < 100_000; i++ {
+		p := packet(frame{0, int64(i) * 100_000, uint32(i) & 0xFFFFFF, 0})
+		m.Observe(0, &p)
+		e, _, _ := m.InFlight()
+		maxEntries = max(maxEntries, e)
+	}
+	if maxEntries > 10_001 {
+		t.Errorf("in flight at most %d entries, want <= 10001", maxEntries)
+	}
+	if hops := m.Finish(); len(hops) != 0 {
+		t.Errorf("hops %+v", hops)
 	}
 }

@@ -2,6 +2,13 @@ package points
 
 import "github.com/rocetrace/rocetrace/decode"
 
+// SharedWindowNs is Shared's window: the same frame in two files is
+// looked for within 100 ms (taps of one traffic see a frame within
+// microseconds to milliseconds of each other); it bounds the memory of the
+// ordinary multi-file report (rotated or per-direction files of one
+// capture, which share nothing) to 100 ms of traffic.
+const SharedWindowNs int64 = 100_000_000
+
 // SharedPair is two files (indexes, A < B) and the RoCE frames they share.
 type SharedPair struct {
 	A, B   int
@@ -17,17 +24,23 @@ type Shared struct {
 	roce  []int64
 	pairs map[[2]int32]int64
 	cnt   []int
+	masks *flowMasks
 }
 
 // NewShared returns a Shared for n files.
 func NewShared(n int) *Shared {
 	s := &Shared{roce: make([]int64, n), pairs: make(map[[2]int32]int64), cnt: make([]int, n)}
-	s.w = newWindow(0, s.resolve)
+	s.w = newWindow(SharedWindowNs, s.resolve)
+	s.masks = newFlowMasks(n, s.w)
+	s.w.complete = s.masks.complete
 	return s
 }
 
 // Observe takes one frame of file (p.File is not used: the caller says).
 func (s *Shared) Observe(file int, p *decode.Packet) {
+	if id, ok := identOf(p); ok {
+		s.masks.see(id.key, file, p.TsNs)
+	}
 	if s.w.add(file, p) {
 		s.roce[file]++
 	}

@@ -1,6 +1,7 @@
 package points
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -29,32 +30,46 @@ type occ struct {
 	point int32
 }
 
-// entry is an identity in flight: its occurrences in arrival order.
+// entry is an identity in flight: its occurrences in arrival order. seq
+// tells a queued slot of the entry from a later use of the recycled entry.
 type entry struct {
 	id    ident
 	first int64
+	seq   uint64
 	occs  []occ
+}
+
+// slot is a FIFO slot: an entry as it was queued.
+type slot struct {
+	e   *entry
+	seq uint64
 }
 
 // window holds the identities in flight and resolves them, in the order of
 // their first occurrence, once that is older than the window.
 type window struct {
 	m       map[ident]*entry
-	fifo    []*entry // ring of the entries in flight, by first occurrence
+	fifo    []slot // ring of the entries in flight, by first occurrence
 	head, n int
+	seq     uint64
 	free    []*entry
 	now     int64
 	minW    int64
 	w       int64
 	samples []int64 // |delay| of the first matches, until the window is set
 	resolve func(e *entry)
+	// complete, when set, says after each occurrence whether e can be
+	// resolved at once (every point that sees its flow has seen it
+	// equally often): its later occurrences then start a new entry, which
+	// keeps the k-th-to-k-th pairing.
+	complete func(e *entry) bool
 }
 
 func newWindow(minW int64, resolve func(e *entry)) *window {
 	if minW <= 0 {
 		minW = DefaultMinWindowNs
 	}
-	return &window{m: make(map[ident]*entry), fifo: make([]*entry, 64), minW: minW, w: minW, resolve: resolve}
+	return &window{m: make(map[ident]*entry), fifo: make([]slot, 64), minW: minW, w: minW, resolve: resolve}
 }
 
 // identOf returns p's identity, and false when p is no RoCE frame of a flow.
@@ -92,6 +107,9 @@ func (w *window) add(point int, p *decode.Packet) bool {
 		w.push(e)
 	}
 	e.occs = append(e.occs, occ{ts: p.TsNs, point: int32(point)})
+	if w.complete != nil && w.complete(e) {
+		w.done(e) // its FIFO slot goes stale (seq)
+	}
 	return true
 }
 
@@ -116,21 +134,27 @@ func (w *window) sample(d int64) {
 // expire resolves the entries whose first occurrence is before cut.
 func (w *window) expire(cut int64) {
 	for w.n > 0 {
-		e := w.fifo[w.head]
-		if e.first >= cut {
+		s := w.fifo[w.head]
+		if s.e.seq != s.seq { // resolved early
+			w.pop()
+			continue
+		}
+		if s.e.first >= cut {
 			return
 		}
 		w.pop()
-		w.done(e)
+		w.done(s.e)
 	}
 }
 
 // flush resolves every entry in flight.
 func (w *window) flush() {
 	for w.n > 0 {
-		e := w.fifo[w.head]
+		s := w.fifo[w.head]
 		w.pop()
-		w.done(e)
+		if s.e.seq == s.seq {
+			w.done(s.e)
+		}
 	}
 }
 
@@ -138,6 +162,7 @@ func (w *window) done(e *entry) {
 	w.resolve(e)
 	delete(w.m, e.id)
 	e.occs = e.occs[:0]
+	e.seq = 0 // no queued slot matches it any more
 	w.free = append(w.free, e)
 }
 
@@ -151,19 +176,24 @@ func (w *window) get() *entry {
 }
 
 func (w *window) push(e *entry) {
+	w.seq++
+	e.seq = w.seq
+	if w.n == len(w.fifo) && w.n > 2*len(w.m)+64 {
+		w.compact() // mostly slots of entries resolved early
+	}
 	if w.n == len(w.fifo) {
-		grown := make([]*entry, 2*len(w.fifo))
+		grown := make([]slot, 2*len(w.fifo))
 		for i := 0; i < w.n; i++ {
 			grown[i] = w.fifo[(w.head+i)%len(w.fifo)]
 		}
 		w.fifo, w.head = grown, 0
 	}
-	w.fifo[(w.head+w.n)%len(w.fifo)] = e
+	w.fifo[(w.head+w.n)%len(w.fifo)] = slot{e, e.seq}
 	w.n++
 }
 
 func (w *window) pop() {
-	w.fifo[w.head] = nil
+	w.fifo[w.head] = slot{}
 	w.head = (w.head + 1) % len(w.fifo)
 	w.n--
 }
@@ -194,4 +224,90 @@ func kth(e *entry, point int32, k int) int64 {
 		}
 	}
 	return 0
+}
+
+// compact drops the stale slots (entries resolved early) from the ring,
+// keeping the order of the others: amortised O(1) per push, as it runs
+// only when more than half the slots are stale.
+func (w *window) compact() {
+	k := 0
+	for i := 0; i < w.n; i++ {
+		s := w.fifo[(w.head+i)%len(w.fifo)]
+		if s.e.seq == s.seq {
+			w.fifo[(w.head+k)%len(w.fifo)] = s
+			k++
+		}
+	}
+	for i := k; i < w.n; i++ {
+		w.fifo[(w.head+i)%len(w.fifo)] = slot{}
+	}
+	w.n = k
+}
+
+// flowMasks records which points (the first 64) have seen each flow and
+// when that set last grew, for the early resolution of an identity that
+// every one of them saw equally often.
+type flowMasks struct {
+	m    map[flows.Key]maskState
+	full uint64 // every point (0 when more than 64)
+	w    *window
+}
+
+type maskState struct {
+	mask    uint64
+	changed int64 // stream time the mask last grew
+}
+
+func newFlowMasks(points int, w *window) *flowMasks {
+	fm := &flowMasks{m: make(map[flows.Key]maskState), w: w}
+	if points <= 64 {
+		fm.full = 1<<points - 1
+		if points == 64 {
+			fm.full = ^uint64(0)
+		}
+	}
+	return fm
+}
+
+func (fm *flowMasks) see(k flows.Key, point int, ts int64) {
+	if point < 64 {
+		if st := fm.m[k]; st.mask&(1<<point) == 0 {
+			fm.m[k] = maskState{mask: st.mask | 1<<point, changed: ts}
+		}
+	}
+}
+
+// complete reports whether e can be resolved now: it was seen equally often
+// at every point that has seen its flow, two or more, and those are all the
+// points or no other point joined the flow in the window before e.
+func (fm *flowMasks) complete(e *entry) bool {
+	st := fm.m[e.id.key]
+	if st.mask != fm.full && e.first-st.changed <= fm.w.w {
+		return false // another point may still see e
+	}
+	want := bits.OnesCount64(st.mask)
+	if want < 2 || len(e.occs)%want != 0 {
+		return false
+	}
+	per := len(e.occs) / want
+	var seen uint64
+	for i, o := range e.occs {
+		if o.point >= 64 {
+			return false
+		}
+		if seen&(1<<o.point) != 0 {
+			continue
+		}
+		seen |= 1 << o.point
+		n := 0
+		for _, q := range e.occs[i:] {
+			if q.point == o.point {
+				n++
+			}
+		}
+		if n != per {
+			return false
+		}
+	}
+	return bits.OnesCount64(seen) == want
 }

@@ -179,3 +179,41 @@ func TestReportPointsGolden(t *testing.T) {
 		checkGolden(t, tc.name, out)
 	}
 }
+
+// TestPointReferenceIsItsOwnReport: with --point, the report's capture,
+// flows, latency, pfc, events (but hop_loss) and findings (but the points'
+// codes) are exactly those of `report` on the reference point's files
+// alone: each point is analysed on its own.
+func TestPointReferenceIsItsOwnReport(t *testing.T) {
+	up, down := "../../pcaps/two_points_up.pcap", "../../pcaps/two_points_down.pcap"
+	for _, ref := range [][2]string{{up, down}, {down, up}} {
+		_, alone, _ := rt(t, "report", "--json", ref[0])
+		_, both, _ := rt(t, "report", "--json", "--point", "a="+ref[0], "--point", "b="+ref[1])
+		var a, b map[string]any
+		if err := json.Unmarshal([]byte(alone), &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(both), &b); err != nil {
+			t.Fatal(err)
+		}
+		keep := func(list any, drop func(map[string]any) bool) []any {
+			var out []any
+			for _, x := range list.([]any) {
+				if !drop(x.(map[string]any)) {
+					out = append(out, x)
+				}
+			}
+			return out
+		}
+		b["events"] = keep(b["events"], func(e map[string]any) bool { return e["kind"] == "hop_loss" })
+		b["findings"] = keep(b["findings"], func(f map[string]any) bool {
+			return f["code"] == "lost_between_points" || f["code"] == "capture_missed_frames"
+		})
+		a["events"], a["findings"] = keep(a["events"], func(map[string]any) bool { return false }), keep(a["findings"], func(map[string]any) bool { return false })
+		delete(b, "points")
+		delete(b, "hops")
+		if !jsonEqual(a, b) {
+			t.Errorf("reference %s: --point report differs from its own\n%s\n%s", ref[0], alone, both)
+		}
+	}
+}

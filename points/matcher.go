@@ -202,6 +202,39 @@ func (m *Matcher) Finish() []Hop {
 	for _, x := range all {
 		out = append(out, x.h.result(x.k))
 	}
+	return append(out, m.unmatchedHops()...)
+}
+
+// unmatchedHops returns a hop with nothing matched for every flow and pair
+// of points (among the first 64) that both saw the flow but share no frame
+// of it, ordered by flow id, then pair (from = the earlier point).
+func (m *Matcher) unmatchedHops() []Hop {
+	var out []Hop
+	for k, st := range m.masks.m {
+		for i := 0; i < min(m.points, 64); i++ {
+			for j := i + 1; j < min(m.points, 64); j++ {
+				if st.mask&(1<<i) == 0 || st.mask&(1<<j) == 0 {
+					continue
+				}
+				if m.hops[hopKey{key: k, i: int32(i), j: int32(j)}] == nil {
+					out = append(out, Hop{Flow: k, From: i, To: j})
+				}
+			}
+		}
+	}
+	ids := make(map[flows.Key]string, len(out))
+	for _, h := range out {
+		ids[h.Flow] = h.Flow.String()
+	}
+	slices.SortFunc(out, func(a, b Hop) int {
+		if c := cmp.Compare(ids[a.Flow], ids[b.Flow]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.From, b.From); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.To, b.To)
+	})
 	return out
 }
 

@@ -286,3 +286,12 @@ func TestMatcherWindowMemory(t *testing.T) {
 		t.Errorf("hops %+v", hops)
 	}
 }
+
+// TestMatcherUnmatchedHop: both points see the flow but no frame of it
+// matches (different PSNs): one hop, matched 0, from the earlier point.
+func TestMatcherUnmatchedHop(t *testing.T) {
+	hops := run(2, []frame{{0, 1000, 1, 0}, {1, 1040, 7, 0}})
+	if len(hops) != 1 || hops[0].From != 0 || hops[0].To != 1 || hops[0].Matched != 0 || hops[0].Lost != 0 || hops[0].Delay != (Delay{}) {
+		t.Errorf("hops %+v", hops)
+	}
+}

@@ -85,8 +85,8 @@ func NewMatcher(n int, minWindowNs int64) *Matcher {
 func (m *Matcher) Observe(point int, p *decode.Packet) {
 	if id, ok := identOf(p); ok {
 		m.masks.see(id.key, point, p.TsNs)
+		m.w.addID(point, id, p.TsNs)
 	}
-	m.w.add(point, p)
 }
 
 // InFlight returns the identities in flight, the capacity of the ring that

@@ -40,8 +40,7 @@ func NewShared(n int) *Shared {
 func (s *Shared) Observe(file int, p *decode.Packet) {
 	if id, ok := identOf(p); ok {
 		s.masks.see(id.key, file, p.TsNs)
-	}
-	if s.w.add(file, p) {
+		s.w.addID(file, id, p.TsNs)
 		s.roce[file]++
 	}
 }

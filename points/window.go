@@ -95,22 +95,27 @@ func (w *window) add(point int, p *decode.Packet) bool {
 	if !ok {
 		return false
 	}
-	if p.TsNs > w.now {
-		w.now = p.TsNs
+	w.addID(point, id, p.TsNs)
+	return true
+}
+
+// addID is add for p's identity id, at p's time ts.
+func (w *window) addID(point int, id ident, ts int64) {
+	if ts > w.now {
+		w.now = ts
 		w.expire(w.now - w.w)
 	}
 	e := w.m[id]
 	if e == nil {
 		e = w.get()
-		e.id, e.first = id, p.TsNs
+		e.id, e.first = id, ts
 		w.m[id] = e
 		w.push(e)
 	}
-	e.occs = append(e.occs, occ{ts: p.TsNs, point: int32(point)})
+	e.occs = append(e.occs, occ{ts: ts, point: int32(point)})
 	if w.complete != nil && w.complete(e) {
 		w.done(e) // its FIFO slot goes stale (seq)
 	}
-	return true
 }
 
 // sample feeds a matched delay to the window's rule.

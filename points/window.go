@@ -88,18 +88,8 @@ func identOf(p *decode.Packet) (ident, bool) {
 	return id, true
 }
 
-// add records an occurrence of p at point, after resolving what the stream
-// time p.TsNs makes old. It reports whether p is a RoCE frame.
-func (w *window) add(point int, p *decode.Packet) bool {
-	id, ok := identOf(p)
-	if !ok {
-		return false
-	}
-	w.addID(point, id, p.TsNs)
-	return true
-}
-
-// addID is add for p's identity id, at p's time ts.
+// addID records an occurrence of identity id at point, at time ts, after
+// resolving what the stream time ts makes old.
 func (w *window) addID(point int, id ident, ts int64) {
 	if ts > w.now {
 		w.now = ts

@@ -92,6 +92,11 @@
 //	cnp_marking                 info     CNPs of one sending host with a DSCP other than CNPDSCP (48)
 //	                                     or, tagged, a VLAN PCP other than CNPPCP (6); one finding
 //	                                     per host, flow null (the host is in the message)
+//	lost_between_points         error    capture points (AddPoints): frames of a hop seen at from, not
+//	                                     at to, between its first and last match
+//	capture_missed_frames       warning  capture points: frames seen at to, not at from (upstream)
+//	same_traffic_in_several_files warning plain FILE arguments share > 1% of one file's RoCE frames
+//	                                     (AddSameTraffic)
 //
 // # DCQCN reaction
 //

@@ -47,6 +47,11 @@ type EventReport struct {
 	// when not known (flows/doc.go, "CNP rate windows").
 	RateBeforeBps *int64 `json:"rate_before_bps,omitempty"`
 	RateAfterBps  *int64 `json:"rate_after_bps,omitempty"`
+	// hop_loss (capture points): the hop's points and the lost frame's
+	// opcode name (its PSN is PSN).
+	From       *string `json:"from,omitempty"`
+	To         *string `json:"to,omitempty"`
+	OpcodeName *string `json:"opcode_name,omitempty"`
 }
 
 // eventArena hands out the values EventReport's pointer fields point to
@@ -279,6 +284,11 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 		i64("end_ns", e.EndNs)
 		i64("duration_ns", e.DurationNs)
 		i64("frames", e.Frames)
+	case "hop_loss":
+		str("from", e.From)
+		str("to", e.To)
+		u32("psn", e.PSN)
+		str("opcode_name", e.OpcodeName)
 	}
 	if indent {
 		b = append(b, evIndentClose...)

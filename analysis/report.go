@@ -21,6 +21,11 @@ type Report struct {
 	CNPLatency LatencySummary `json:"cnp_latency"`
 	PFC        []PFCReport    `json:"pfc"`
 	Findings   []Finding      `json:"findings"`
+
+	// Points and Hops are set with capture points (--point; AddPoints)
+	// and left nil otherwise: WriteJSON then writes neither member.
+	Points []PointReport `json:"points,omitempty"`
+	Hops   []HopReport   `json:"hops,omitempty"`
 }
 
 // CaptureSummary holds the capture-wide counters (contract "Counting").
@@ -355,6 +360,12 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw.array(r.PFC == nil, len(r.PFC), func(i int) { jw.elem(r.PFC[i]) })
 	jw.member("findings", false)
 	jw.array(r.Findings == nil, len(r.Findings), func(i int) { jw.elem(r.Findings[i]) })
+	if r.Points != nil { // capture points (AddPoints)
+		jw.member("points", false)
+		jw.array(false, len(r.Points), func(i int) { jw.elem(r.Points[i]) })
+		jw.member("hops", false)
+		jw.array(r.Hops == nil, len(r.Hops), func(i int) { jw.elem(r.Hops[i]) })
+	}
 	if indent {
 		jw.raw("\n")
 	}

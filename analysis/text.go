@@ -59,6 +59,9 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	tx.latency(r.CNPLatency)
 	tx.ccReaction(&r)
 	tx.pfc(r.PFC, r.Capture.LastTsNs-r.Capture.FirstTsNs)
+	if len(r.Points) > 0 { // capture points (--point)
+		tx.points(&r)
+	}
 	tx.findings(r.Findings)
 	return tx.ew.err
 }

@@ -37,16 +37,24 @@ var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC}
 // Paths are the output files of one export, one per table.
 type Paths struct {
 	Packets, Flows, Events, PFC string
+	// Points and Hops, with capture points (WithPoints): written when set.
+	Points, Hops string
 }
 
 // List returns the paths in table order.
-func (p Paths) List() []string { return []string{p.Packets, p.Flows, p.Events, p.PFC} }
+func (p Paths) List() []string {
+	l := []string{p.Packets, p.Flows, p.Events, p.PFC}
+	if p.Points != "" {
+		l = append(l, p.Points, p.Hops)
+	}
+	return l
+}
 
 // FilePaths returns the contract's layout: DIR/packets.parquet,
 // DIR/flows.parquet, DIR/events.parquet and DIR/pfc.parquet.
 func FilePaths(dir string) Paths {
 	f := func(t string) string { return filepath.Join(dir, t+".parquet") }
-	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC)}
+	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC)}
 }
 
 // PartitionPaths returns the hive-style layout for one capture:
@@ -56,7 +64,7 @@ func FilePaths(dir string) Paths {
 func PartitionPaths(dir, capture string) Paths {
 	v := "capture=" + PartitionValue(filepath.Base(capture))
 	f := func(t string) string { return filepath.Join(dir, t, v, "part-0.parquet") }
-	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC)}
+	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC)}
 }
 
 // PartitionValue escapes a partition value the way Hive and Spark do
@@ -242,11 +250,11 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 	// The three small tables, one after the other (written concurrently,
 	// their parquet-go writers would add to the export's peak memory for a
 	// few milliseconds' gain).
-	for _, write := range []func() (Written, error){
+	for _, write := range append([]func() (Written, error){
 		smallTable(e, TableFlows, e.paths.Flows, flowRows),
 		smallTable(e, TableEvents, e.paths.Events, eventRows),
 		smallTable(e, TablePFC, e.paths.PFC, pfcRows),
-	} {
+	}, e.pointTables(r)...) {
 		if write == nil {
 			return nil, e.openErr
 		}

@@ -39,6 +39,9 @@ type packetWriter struct {
 	srcIP, dstIP                    addrDict
 	flow                            flowDict
 	noFlow                          flowSlot // the last addresses of rows without a flow
+
+	point    lastDict // capture points (--point)
+	curPoint string   // the point of the rows added now ("": null)
 }
 
 func newPacketWriter(w io.Writer, opts WriterOptions) (*packetWriter, error) {
@@ -174,6 +177,10 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 		def[dFlow][r] = 0
 	}
 	w.storeRest(s, r, p)
+	def[dPoint][r] = b2u(w.curPoint != "")
+	if w.curPoint != "" {
+		i32[i32Point][r] = w.point.index(w.curPoint)
+	}
 
 	s.pages.N++
 	w.rows++
@@ -287,6 +294,7 @@ func (w *packetWriter) send(endGroup bool) error {
 	d := s.pages.Dicts // by the string columns' slots
 	d[i32File], d[i32Kind], d[i32OpcodeName], d[i32Transport] = w.file.vals, w.kind.vals, w.opName.vals, w.transport.vals
 	d[i32ICRCStatus], d[i32Encap], d[i32Flow] = w.status.vals, w.encap.vals, w.flow.vals
+	d[i32Point] = w.point.vals
 	d[i32SrcMAC], d[i32DstMAC], d[i32SrcIP], d[i32DstIP] = w.srcMAC.vals, w.dstMAC.vals, w.srcIP.vals, w.dstIP.vals
 	if endGroup {
 		w.inGroup = 0
@@ -303,6 +311,7 @@ func (w *packetWriter) send(endGroup bool) error {
 // values slices stay with the worker, unchanged.
 func (w *packetWriter) resetDicts() {
 	w.file.reset()
+	w.point.reset()
 	for _, d := range []*enumDict{&w.kind, &w.opName, &w.transport, &w.status, &w.encap} {
 		d.reset()
 	}
@@ -354,6 +363,7 @@ func (w *packetWriter) release() {
 		w.pipe.Release()
 	}
 	w.file, w.srcMAC, w.dstMAC, w.srcIP, w.dstIP, w.flow = lastDict{}, macDict{}, macDict{}, addrDict{}, addrDict{}, flowDict{}
+	w.point = lastDict{}
 }
 
 // abort stops the worker without completing the file. It is safe to call

@@ -76,6 +76,8 @@ type PacketRow struct {
 	CMLocalCommID *uint32  `parquet:"cm_local_comm_id,optional"`
 	CMRemoteComm  *uint32  `parquet:"cm_remote_comm_id,optional"`
 	CMLocalQPN    *uint32  `parquet:"cm_local_qpn,optional"`
+	// Point is the capture point of the frame (--point), null without.
+	Point *string `parquet:"point,optional,dict"`
 }
 
 // FlowRow is one row of flows.parquet: a flow of the report ("flows" in
@@ -137,6 +139,10 @@ type EventRow struct {
 	// cnp (issue 17): the target's rate before and after the CNP.
 	RateBeforeBps *int64 `parquet:"rate_before_bps,optional"`
 	RateAfterBps  *int64 `parquet:"rate_after_bps,optional"`
+	// hop_loss (capture points)
+	From       *string `parquet:"from,optional,dict"`
+	To         *string `parquet:"to,optional,dict"`
+	OpcodeName *string `parquet:"opcode_name,optional,dict"`
 }
 
 // PFCRow is one row of pfc.parquet: the pause history of one (source MAC,
@@ -173,6 +179,7 @@ func EventRowOf(e *analysis.EventReport) EventRow {
 		TargetFlow: e.TargetFlow, ECNToCNPNs: e.ECNToCNPNs, SrcMAC: e.SrcMAC,
 		EndNs: e.EndNs, DurationNs: e.DurationNs, Frames: e.Frames,
 		RateBeforeBps: e.RateBeforeBps, RateAfterBps: e.RateAfterBps,
+		From: e.From, To: e.To, OpcodeName: e.OpcodeName,
 	}
 	if e.Priority != nil {
 		p := uint8(*e.Priority)

@@ -11,6 +11,12 @@ const (
 	EventRNRNAK
 	EventCNP
 	EventPause
+
+	// EventHopLoss is a frame lost between two capture points (package
+	// points; analysis makes these events, the table never does). It is
+	// EventPause + 2: EventPSNConflict (another branch) takes
+	// EventPause + 1; to be reconciled when both are merged.
+	EventHopLoss = EventPause + 2
 )
 
 // String returns the contract name: "psn_gap", "retransmission", "nak",
@@ -29,6 +35,8 @@ func (k EventKind) String() string {
 		return "cnp"
 	case EventPause:
 		return "pause"
+	case EventHopLoss:
+		return "hop_loss"
 	}
 	return "unknown"
 }

@@ -26,8 +26,11 @@ const exportGCPercent = 50
 
 // runExport implements `rocetrace export -o DIR [flags] FILE...`.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := newFlagSet("export", "export -o DIR [flags] FILE...", stderr)
+	var (
+		c  common
+		pf pointFlags
+	)
+	fs := newFlagSet("export", "export -o DIR [flags] FILE... | --point NAME=FILE[,FILE...]...", stderr)
 	dir := fs.StringP("output", "o", "", "output directory (required)")
 	compression := fs.String("compression", "zstd", "column compression: "+strings.Join(export.Compressions, ", "))
 	force := fs.Bool("force", false, "overwrite existing output files")
@@ -38,7 +41,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cnp.register(fs.FlagSet)
 	c.registerMaxFlows(fs.FlagSet)
 	c.register(fs.FlagSet)
-	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
+	pf.register(fs.FlagSet)
+	if code := pf.parse(fs, args, &c, stdout, stderr); code >= 0 {
 		return code
 	}
 	usage := func(format string, a ...any) int {
@@ -55,6 +59,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		return usage("-j needs --partition (without it the captures are merged into one analysis)")
 	case *rowGroup < 1:
 		return usage("invalid --row-group-rows %d", *rowGroup)
+	case pf.active() && *partition:
+		return usage("--point and --partition do not go together: the points are one analysis")
 	}
 	if _, err := export.Codec(*compression); err != nil {
 		return usage("invalid --compression: %v", err)
@@ -69,6 +75,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	x := &exporter{
 		c: &c, stdout: stdout, stderr: stderr, start: time.Now(),
 		opts: export.Options{Compression: *compression, RowGroupRows: *rowGroup, Force: *force},
+	}
+	if pf.active() {
+		return x.points(ctx, &pf, export.FilePaths(*dir).WithPoints(*dir))
 	}
 	if !*partition {
 		return x.one(ctx, fs.Args(), export.FilePaths(*dir))

@@ -19,13 +19,18 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 		a     analysisFlags
 		out   reportFlags
 		files fileFlags
+		pf    pointFlags
 	)
-	fs := newFlagSet(name, "[report] [--json] [flags] FILE...", stderr)
+	fs := newFlagSet(name, "[report] [--json] [flags] FILE... | --point NAME=FILE[,FILE...]...", stderr)
 	out.register(fs.FlagSet, "print the analysis as one JSON document")
 	files.register(fs.FlagSet)
 	a.register(fs.FlagSet)
-	if code := fs.parse(args, &a.common, stdout, stderr); code >= 0 {
+	pf.register(fs.FlagSet)
+	if code := pf.parse(fs, args, &a.common, stdout, stderr); code >= 0 {
 		return code
+	}
+	if pf.active() {
+		return runReportPoints(ctx, &a, &pf, &out, stdout, stderr)
 	}
 	in := engine.OpenContext(ctx, fs.Args())
 	defer in.Close()
@@ -33,7 +38,12 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 		return inputStatus(in, stderr) // nothing could be opened: no empty report
 	}
 	e := engine.New(a.engine())
-	if err := e.Run(ctx, in, nil); err != nil && err != context.Canceled {
+	var obs engine.Observer
+	same := engine.NewSameTraffic(fs.Args()) // nil with one file: nothing to compare
+	if same != nil {
+		obs = same.Observe
+	}
+	if err := e.Run(ctx, in, obs); err != nil && err != context.Canceled {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		in.WriteErrors(stderr)
 		return exitFailed
@@ -41,6 +51,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	summary := e.Summary(in.Names())
 	summary.Interrupted = in.Interrupted()
 	rep := e.Report(summary, a.options())
+	shared := same != nil && same.Add(&rep, e.Table())
 	err := out.write(stdout, rep)
 	if err == nil {
 		if ferr := files.write(&rep); ferr != nil {
@@ -54,6 +65,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 		in.WriteErrors(stderr)
 		return exitFailed
 	}
+	sameTrafficHint(stderr, shared)
 	return finalStatus(ctx, in, e.Frames()+e.Filtered(), stderr)
 }
 

@@ -37,7 +37,10 @@ decode < capture
 
 # per-QP flow state, then the report
 decode < flows
-flows, internal/units, internal/jsonstr < analysis
+
+# the same frames at several capture points (hops, same traffic)
+flows < points
+flows, points, internal/units, internal/jsonstr < analysis
 
 # the one reading path under every command
 analysis < engine

@@ -22,6 +22,8 @@ func Scenarios() []Scenario {
 		{"pfc_pause_storm", Pcapng, "RoCE on priority 3 stalled by a PFC pause refreshed for 150 ms (a pause storm), plus a short XON'd pause.", PFCPauseStorm},
 		{"mirror_erspan_snap192", Pcapng, "ERSPAN III mirror of READ/WRITE traffic over IPv6 and VLAN 100, cut at snaplen 192 (the ICRC is not captured).", MirrorERSPAN},
 		{"dcqcn_reaction", PcapNanos, "A DCQCN sender halving its rate on each CNP next to one that ignores its CNPs (sent 2 µs apart, DSCP 46).", DCQCNReaction},
+		{"two_points_up", PcapNanos, "Capture point 1 of 2 (TwoPoints): RC WRITEs at the sender's side; PSN 105 missed by this capture.", TwoPointsUp},
+		{"two_points_down", PcapNanos, "Capture point 2 of 2 (TwoPoints): the same WRITEs 2-2.2 µs later, CE-marked; PSN 103 lost between the points.", TwoPointsDown},
 	}
 }
 

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocetrace/rocetrace/internal/synth"
+)
+
+// TestExportPointsDuckDB exports synth.TwoPoints with --point and reads the
+// tables back with DuckDB (values worked out in TestReportPointsWorkedByHand).
+func TestExportPointsDuckDB(t *testing.T) {
+	expDuckDB(t)
+	upC, downC := synth.TwoPoints()
+	dir := t.TempDir()
+	up, down := writeAs(t, dir, "up", upC), writeAs(t, dir, "down", downC)
+	out := filepath.Join(dir, "out")
+	code, stdout, errOut := expRun(context.Background(), "export", "-o", out, "--point", "up="+up, "--point", "down="+down)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(stdout, "points.parquet: 2 rows") || !strings.Contains(stdout, "hops.parquet: 2 rows") {
+		t.Errorf("stdout %q", stdout)
+	}
+	q := func(table string) string { return "'" + filepath.Join(out, table+".parquet") + "'" }
+	res := expDuck(t,
+		// 14 RoCE frames at each point (see TestReportPointsWorkedByHand),
+		// the down point's flow ids those of its own flows.
+		"SELECT point, count(*)::INTEGER, count(*) FILTER (WHERE flow = '10.0.0.1>10.0.0.2:qp0x000022')::INTEGER FROM "+q("packets")+" GROUP BY point ORDER BY point",
+		"SELECT name, files[1] = "+"'"+up+"'"+" FROM "+q("points")+" ORDER BY name",
+		`SELECT "from", "to", matched::INTEGER, lost::INTEGER, unseen_upstream::INTEGER, delay_p50_ns::INTEGER, delay_p99_ns::INTEGER FROM `+q("hops")+" ORDER BY flow",
+		`SELECT "from", "to", psn::INTEGER, opcode_name, ts_ns::VARCHAR FROM `+q("events")+" WHERE kind = 'hop_loss'",
+	)
+	got, _ := json.Marshal(res)
+	// up: 7 requests (100..104, 106, 107: 105 missed) of which 7 on the
+	// request flow; down: 7 requests (103 lost) and 7 ACKs.
+	// hops: requests up -> down (6 matched, 1 lost, 1 unseen, p50 2100,
+	// p99 2200), ACKs down -> up (7 matched, 2000).
+	want := `[[["down",14,7],["up",14,7]],[["down",false],["up",true]],` +
+		`[["up","down",6,1,1,2100,2200],["down","up",7,0,0,2000,2000]],` +
+		`[["up","down",103,"RC_RDMA_WRITE_ONLY","1767323045000030000"]]]`
+	if string(got) != want {
+		t.Errorf("DuckDB\n got %s\nwant %s", got, want)
+	}
+}

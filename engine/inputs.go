@@ -47,8 +47,9 @@ type LayoutPoint struct {
 }
 
 // Open opens every path, memory-mapped when it is a large regular file of
-// short records (pcapio.OpenFileMapped), buffered otherwise. A file that
-// cannot be opened is recorded in Errors and left out.
+// short records (pcapio.OpenFileMapped), buffered otherwise; "-" is standard
+// input, and gzip or zstd files and streams are decompressed (by magic).
+// A file that cannot be opened is recorded in Errors and left out.
 func Open(paths []string) *Inputs { return OpenWith(paths, pcapio.OpenFileMapped) }
 
 // OpenContext is Open that gives up when ctx ends while a file is being
@@ -79,7 +80,7 @@ func openContext(ctx context.Context, paths []string, open func(path string, fil
 			in.errs = append(in.errs, err)
 			continue
 		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && p != pcapio.StdinName {
 			in.size += st.Size()
 		}
 		in.readers = append(in.readers, r)

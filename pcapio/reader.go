@@ -242,13 +242,11 @@ func (r *Reader) initFormat() error {
 }
 
 // OpenFile opens the capture file at path and returns a Reader for it, as
-// NewReader does with path as the name. Close closes the file.
+// NewReader does with path as the name. Close closes the file. The path "-"
+// is standard input; gzip and zstd files and streams are decompressed
+// (compress.go).
 func OpenFile(path string, file int) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return newFileReader(f, path, file)
+	return openAny(path, file, 0, false)
 }
 
 // newFileReader returns a buffered Reader of the open file f, which it
@@ -426,6 +424,10 @@ func (r *Reader) damage(off int64, format string, args ...any) error {
 
 // readError wraps the read error of the input.
 func (r *Reader) readError(off int64) error {
+	var de *decompressError
+	if errors.As(r.rerr, &de) {
+		return &DamageError{File: r.name, Offset: off, Reason: de.Error()}
+	}
 	return fmt.Errorf("%s: read error at byte offset %d: %w", r.name, off, r.rerr)
 }
 

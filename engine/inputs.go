@@ -342,7 +342,12 @@ func (in *Inputs) Close() error {
 
 // SupportedLink reports whether the decoder understands link type l.
 func SupportedLink(l pcapio.LinkType) bool {
-	return l == pcapio.LinkTypeEthernet || l == pcapio.LinkTypeLinuxSLL || l == pcapio.LinkTypeLinuxSLL2
+	switch l {
+	case pcapio.LinkTypeEthernet, pcapio.LinkTypeLinuxSLL, pcapio.LinkTypeLinuxSLL2,
+		pcapio.LinkTypeRaw, pcapio.LinkTypeRawDLT12, pcapio.LinkTypeRawDLT14, pcapio.LinkTypeIPv4, pcapio.LinkTypeIPv6:
+		return true
+	}
+	return false
 }
 
 // WriteErrors prints, one line each prefixed "rocetrace: ", a warning for
@@ -352,7 +357,7 @@ func (in *Inputs) WriteErrors(w io.Writer) (failed bool) {
 	for _, r := range in.readers {
 		for _, l := range r.LinkTypes() {
 			if !SupportedLink(l) {
-				fmt.Fprintf(w, "rocetrace: warning: %s: link type %s is not decoded (rocetrace reads Ethernet, Linux SLL and SLL2); its frames count as other\n", r.Name(), l)
+				fmt.Fprintf(w, "rocetrace: warning: %s: link type %s is not decoded (rocetrace reads Ethernet, Linux SLL and SLL2, raw IP); its frames count as other\n", r.Name(), l)
 			}
 		}
 	}

@@ -39,10 +39,19 @@ const (
 	LinkTypeLinuxSLL  LinkType = 113 // LINKTYPE_LINUX_SLL ("cooked" capture, v1)
 	LinkTypeLinuxSLL2 LinkType = 276 // LINKTYPE_LINUX_SLL2 ("cooked" capture, v2)
 	LinkTypeERF       LinkType = 197 // LINKTYPE_ERF (Endace ERF records, e.g. native InfiniBand)
+	LinkTypeRaw       LinkType = 101 // LINKTYPE_RAW: an IPv4 or IPv6 packet, no link header
+	LinkTypeIPv4      LinkType = 228 // LINKTYPE_IPV4: an IPv4 packet
+	LinkTypeIPv6      LinkType = 229 // LINKTYPE_IPV6: an IPv6 packet
+	// LinkTypeRawDLT12 and LinkTypeRawDLT14 are DLT_RAW as some systems'
+	// libpcap wrote it in pcap files (12 on most BSDs and Linux of old,
+	// 14 on OpenBSD and BSD/OS): Wireshark reads both as raw IP, and so
+	// does rocetrace.
+	LinkTypeRawDLT12 LinkType = 12
+	LinkTypeRawDLT14 LinkType = 14
 )
 
 // String returns the link type's name ("Ethernet", "Linux SLL", "Linux SLL2",
-// "ERF") or "LINKTYPE_n" for any other value.
+// "ERF", "Raw IP", "IPv4", "IPv6") or "LINKTYPE_n" for any other value.
 func (l LinkType) String() string {
 	switch l {
 	case LinkTypeEthernet:
@@ -53,6 +62,12 @@ func (l LinkType) String() string {
 		return "Linux SLL2"
 	case LinkTypeERF:
 		return "ERF"
+	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14:
+		return "Raw IP"
+	case LinkTypeIPv4:
+		return "IPv4"
+	case LinkTypeIPv6:
+		return "IPv6"
 	}
 	return "LINKTYPE_" + strconv.Itoa(int(l))
 }

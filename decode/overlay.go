@@ -33,12 +33,12 @@ type Stop uint8
 
 // Reasons to stop.
 const (
-	StopNone              Stop = iota
-	StopERSPANFrameType        // ERSPAN III frame type other than 0 (Ethernet) and 2 (IP); StopArg is the type
-	StopMPLSPayload            // after the bottom MPLS label comes neither IPv4 nor IPv6 (a pseudowire, say); StopArg is the first nibble
-	StopMPLSDepth              // more MPLS labels than the decoder follows (maxMPLSLabels)
-	StopGeneveProto            // a Geneve protocol type other than Ethernet, IPv4 or IPv6
-	StopGeneveVersion          // a Geneve version other than 0
+	StopNone            Stop = iota
+	StopERSPANFrameType      // ERSPAN III frame type other than 0 (Ethernet) and 2 (IP); StopArg is the type
+	StopMPLSPayload          // after the bottom MPLS label comes neither IPv4 nor IPv6 (a pseudowire, say); StopArg is the first nibble
+	StopMPLSDepth            // more MPLS labels than the decoder follows (maxMPLSLabels)
+	StopGeneveProto          // a Geneve protocol type other than Ethernet, IPv4 or IPv6
+	StopGeneveVersion        // a Geneve version other than 0
 )
 
 // String describes the reason ("" for StopNone); arg is Packet.StopArg.

@@ -139,8 +139,8 @@ func computeICRCv1(pkt []byte, s *icrcScratch) uint32 {
 	h[0] |= 0x0F // TClass (high nibble) ...
 	h[1] = 0xFF  // ... TClass (low nibble) and FlowLabel
 	h[2], h[3] = 0xFF, 0xFF
-	h[7] = 0xFF          // HopLmt
-	h[GRHLen+4] = 0xFF   // BTH FECN, BECN, reserved
+	h[7] = 0xFF        // HopLmt
+	h[GRHLen+4] = 0xFF // BTH FECN, BECN, reserved
 	crc := crc32.Update(icrcSeed, crc32.IEEETable, h)
 	return crc32.Update(crc, crc32.IEEETable, pkt[GRHLen+BTHLen:len(pkt)-ICRCLen])
 }

@@ -15,7 +15,7 @@ func appendEncapTree(t *treeWriter, p *Packet) {
 	case EncapGeneve:
 		t.head("Tunnel: UDP / Geneve, VNI %d (headers below are the inner frame's)", p.TunnelID)
 	case EncapGREIP:
-		t.head("Tunnel: GRE / IP (headers below are the inner packet's)")
+		t.head("Tunnel: GRE-IP, an IP packet in GRE (headers below are the inner packet's)")
 	case EncapERSPAN2, EncapERSPAN3:
 		t.head("Mirror encapsulation: GRE / %s, session %d (headers below are the inner frame's)", p.Encap, p.TunnelID)
 	default:

@@ -148,6 +148,7 @@ func newDecompressReader(f *os.File, src io.Reader, own bool, kind int, path str
 		return nil, err
 	}
 	r.osFile, r.closer = f, c
+	r.compressed = true
 	return r, nil
 }
 

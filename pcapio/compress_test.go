@@ -95,6 +95,12 @@ func TestCompressedMatchesPlain(t *testing.T) {
 				if r.Mapped() {
 					t.Error("a compressed file is mapped")
 				}
+				// Offsets of the decompressed stream cannot be read again in
+				// the file: ReadRecordAt says so rather than misread.
+				var rec Record
+				if _, err := ReadRecordAt(bytes.NewReader(tc.data), r.Layout(nil), offs[0], &rec, nil); !errors.Is(err, ErrCompressed) {
+					t.Errorf("ReadRecordAt on a compressed file: %v, want ErrCompressed", err)
+				}
 				if len(got) != len(want) {
 					t.Fatalf("%d records, want %d", len(got), len(want))
 				}

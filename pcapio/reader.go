@@ -208,6 +208,9 @@ type Reader struct {
 	// pcapng
 	ifaces []ngIface
 	lastTs int64
+
+	// compressed: read through a decompressor (compress.go), appended.
+	compressed bool
 }
 
 // NewReader returns a Reader for the capture in r. name is used in errors;

@@ -80,7 +80,9 @@ func openContext(ctx context.Context, paths []string, open func(path string, fil
 			in.errs = append(in.errs, err)
 			continue
 		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && p != pcapio.StdinName {
+		// The size of the regular files read as they are (a compressed
+		// file's offsets run past its size): progress, see Size.
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && p != pcapio.StdinName && !r.Compressed() {
 			in.size += st.Size()
 		}
 		in.readers = append(in.readers, r)
@@ -168,7 +170,8 @@ func (in *Inputs) Names() []string { return in.names }
 // Opened returns the number of files that could be opened.
 func (in *Inputs) Opened() int { return len(in.readers) }
 
-// Size returns the total size in bytes of the regular files opened.
+// Size returns the total size in bytes of the regular files opened, but
+// for compressed ones (their offsets are those of the decompressed stream).
 func (in *Inputs) Size() int64 { return in.size }
 
 // Mapped reports whether every input is memory-mapped: records then stay

@@ -152,6 +152,10 @@ func newDecompressReader(f *os.File, src io.Reader, own bool, kind int, path str
 	return r, nil
 }
 
+// Compressed reports whether the Reader reads its file through a
+// decompressor: its offsets are then those of the decompressed stream.
+func (r *Reader) Compressed() bool { return r.compressed }
+
 // newCompressedReader reads the gzip or zstd capture in src (the fuzz
 // target's entry; files go through openAny).
 func newCompressedReader(src io.Reader, name string, file int) (*Reader, error) {

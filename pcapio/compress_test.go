@@ -47,7 +47,7 @@ func zstdBytes(t *testing.T, b []byte) []byte {
 
 // readFile opens data written to a temporary file with OpenFile and
 // OpenFileMapped's rules and reads it all.
-func readFile(t *testing.T, data []byte, mapped bool) ([]Record, error, *Reader) {
+func readFile(t *testing.T, data []byte, mapped bool) ([]Record, *Reader, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "c.bin")
 	if err := os.WriteFile(path, data, 0o644); err != nil {
@@ -59,11 +59,11 @@ func readFile(t *testing.T, data []byte, mapped bool) ([]Record, error, *Reader)
 	}
 	r, err := open(path, 3)
 	if err != nil {
-		return nil, err, nil
+		return nil, nil, err
 	}
 	t.Cleanup(func() { r.Close() })
 	recs, err := readAll(t, r)
-	return recs, err, r
+	return recs, r, err
 }
 
 // TestCompressedMatchesPlain: a gzip or zstd file gives the records of the
@@ -71,7 +71,7 @@ func readFile(t *testing.T, data []byte, mapped bool) ([]Record, error, *Reader)
 // never mapped, whatever its name says.
 func TestCompressedMatchesPlain(t *testing.T) {
 	plain, offs := pcapFile(le, true, 65535, 1, compressRecs(0, 5)...)
-	want, err, _ := readFile(t, plain, false)
+	want, _, err := readFile(t, plain, false)
 	if err != nil || len(want) != 5 {
 		t.Fatalf("plain: %d records, %v", len(want), err)
 	}
@@ -88,7 +88,7 @@ func TestCompressedMatchesPlain(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, mapped := range []bool{false, true} {
-				got, err, r := readFile(t, tc.data, mapped)
+				got, r, err := readFile(t, tc.data, mapped)
 				if err != nil {
 					t.Fatalf("mapped=%v: %v", mapped, err)
 				}
@@ -139,7 +139,7 @@ func TestCompressedDamage(t *testing.T) {
 		{"zstd damaged frame", append(bytes.Clone(zFirst), badMagic...)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err, _ := readFile(t, tc.data, false)
+			got, _, err := readFile(t, tc.data, false)
 			var de *DamageError
 			if !errors.As(err, &de) {
 				t.Fatalf("err = %v, want a *DamageError", err)
@@ -158,7 +158,7 @@ func TestCompressedDamage(t *testing.T) {
 	}
 	// A gzip header that is no gzip header: damage at 0 when opened.
 	bad := []byte{0x1F, 0x8B, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 1, 2, 3}
-	if _, err, _ := readFile(t, bad, false); !errors.As(err, new(*DamageError)) {
+	if _, _, err := readFile(t, bad, false); !errors.As(err, new(*DamageError)) {
 		t.Errorf("bad gzip header: %v, want *DamageError", err)
 	}
 }

@@ -48,6 +48,9 @@ type Config struct {
 	// RoCEPort is the UDP destination port that selects RoCEv2 (0 means
 	// DefaultRoCEPort). Source ports never select RoCE: they are ECMP entropy.
 	RoCEPort uint16
+	// VXLANPort is the UDP destination port that selects VXLAN (0 means
+	// DefaultVXLANPort). The RoCE port wins should the two be equal.
+	VXLANPort uint16
 }
 
 // Decoder turns captured frames into Packets. It parses the fixed headers
@@ -56,6 +59,7 @@ type Config struct {
 // not safe for concurrent use; it keeps no state between frames.
 type Decoder struct {
 	port    uint16
+	vxlan   uint16      // VXLAN's UDP destination port
 	scratch icrcScratch // masked header copies for the ICRC
 
 	// ICRC checks left to the caller (DecodeRecordDeferICRC).
@@ -70,7 +74,11 @@ func NewDecoder(cfg Config) *Decoder {
 	if port == 0 {
 		port = DefaultRoCEPort
 	}
-	return &Decoder{port: port}
+	vxlan := cfg.VXLANPort
+	if vxlan == 0 {
+		vxlan = DefaultVXLANPort
+	}
+	return &Decoder{port: port, vxlan: vxlan}
 }
 
 // DecodeRecord decodes one capture record into p, replacing all of p.
@@ -156,7 +164,34 @@ func (d *Decoder) Decode(data []byte, link pcapio.LinkType, wireLen int, p *Pack
 		}
 		p.FrameLen = wireLen - 20 + 14
 		d.etherType(binary.BigEndian.Uint16(data[0:2]), data[20:], wireLen-20, 0, p)
+	case pcapio.LinkTypeRaw, pcapio.LinkTypeRawDLT12, pcapio.LinkTypeRawDLT14:
+		d.rawIP(0, data, wireLen, p) // IPv4 or IPv6 by the version nibble
+	case pcapio.LinkTypeIPv4:
+		d.rawIP(etherTypeIPv4, data, wireLen, p)
+	case pcapio.LinkTypeIPv6:
+		d.rawIP(etherTypeIPv6, data, wireLen, p)
 	}
+}
+
+// rawIP decodes a record that is an IP packet without a link header (the
+// raw-IP link types); its analysed frame length is that of the packet in
+// an untagged Ethernet frame, as for the cooked link types.
+func (d *Decoder) rawIP(et uint16, data []byte, wire int, p *Packet) {
+	if et == 0 {
+		if len(data) < 1 {
+			return
+		}
+		switch data[0] >> 4 {
+		case 4:
+			et = etherTypeIPv4
+		case 6:
+			et = etherTypeIPv6
+		default:
+			return
+		}
+	}
+	p.FrameLen = wire + 14
+	d.etherType(et, data, wire, 0, p)
 }
 
 // ethernet decodes an Ethernet II frame; wire is its length on the wire.
@@ -197,6 +232,10 @@ func (d *Decoder) etherType(et uint16, b []byte, wire, depth int, p *Packet) {
 		d.ipv6(b, wire, depth, p)
 	case etherTypeMACControl:
 		macControl(b, wire, p)
+	case etherTypeMPLS, etherTypeMPLSMulti:
+		d.mpls(b, wire, depth, p)
+	case etherTypeRoCEv1:
+		d.roceV1(b, wire, p)
 	}
 }
 
@@ -345,7 +384,7 @@ func (d *Decoder) ipv6(b []byte, wire, depth int, p *Packet) {
 func (d *Decoder) transport(ip []byte, off, total, depth int, p *Packet) {
 	switch p.IPProto {
 	case ipProtoUDP:
-		d.udp(ip, off, total, p)
+		d.udp(ip, off, total, depth, p)
 	case ipProtoGRE:
 		if depth < maxEncapDepth {
 			d.gre(ip[off:], total-off, depth, p)
@@ -354,7 +393,7 @@ func (d *Decoder) transport(ip []byte, off, total, depth int, p *Packet) {
 }
 
 // udp decodes the UDP header at ip[off:] and, on the RoCE port, the BTH.
-func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
+func (d *Decoder) udp(ip []byte, off, total, depth int, p *Packet) {
 	u := ip[off:]
 	if len(u) < 8 {
 		return
@@ -369,6 +408,7 @@ func (d *Decoder) udp(ip []byte, off, total int, p *Packet) {
 		return
 	}
 	if p.DstPort != d.port {
+		d.udpTunnel(u, ulen, depth, p) // VXLAN, Geneve (overlay.go)
 		return
 	}
 	if ulen < 8+BTHLen+ICRCLen {
@@ -558,21 +598,27 @@ func (d *Decoder) gre(b []byte, wire, depth int, p *Packet) {
 	case etherTypeERSPAN12:
 		if seq {
 			enc = EncapERSPAN2
+			if len(b) >= off+4 {
+				p.TunnelID = uint32(binary.BigEndian.Uint16(b[off+2:off+4]) & 0x03FF) // session ID
+			}
 			off += 8
 		} else {
 			enc = EncapERSPAN1
 		}
 	case etherTypeERSPAN3:
-		enc = EncapERSPAN3
-		if len(b) < off+12 {
-			return
+		if len(b) >= off+12 {
+			d.erspan3(b, off, wire, depth, p) // by its frame type (overlay.go)
 		}
-		if b[off+11]&0x01 != 0 { // O bit: platform-specific sub-header follows
-			off += 8
-		}
-		off += 12
+		return
 	case etherTypeTEB:
 		enc = EncapGREBridge
+	case etherTypeIPv4, etherTypeIPv6:
+		if off > wire {
+			malformed(p, "GRE/ERSPAN header beyond the packet")
+		} else if len(b) >= off {
+			d.greIP(proto, b[off:], wire-off, depth, p)
+		}
+		return
 	default:
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
@@ -45,7 +46,16 @@ func FuzzDecode(f *testing.F) {
 	for _, fr := range sharedSeedFrames(20) {
 		f.Add(fr, uint8(0), uint16(0))
 	}
-	links := []pcapio.LinkType{pcapio.LinkTypeEthernet, pcapio.LinkTypeLinuxSLL, pcapio.LinkTypeLinuxSLL2, pcapio.LinkTypeERF}
+	for _, w := range []synth.Wrap{{Tunnel: synth.TunnelVXLAN}, {Tunnel: synth.TunnelGeneve}, {Tunnel: synth.TunnelGeneveIP},
+		{Tunnel: synth.TunnelGREIP}, {Tunnel: synth.TunnelERSPAN3IP}, {Tunnel: synth.TunnelMPLS}} {
+		f.Add(mustFrame(f, sendOnly(), w), uint8(0), uint16(0))
+	}
+	if v1, err := sendOnly().FrameV1(synth.Wrap{}); err == nil {
+		f.Add(v1, uint8(0), uint16(0))
+	}
+	f.Add(mustFrame(f, sendOnly(), synth.Wrap{})[14:], uint8(4), uint16(0)) // LINKTYPE_RAW
+	links := []pcapio.LinkType{pcapio.LinkTypeEthernet, pcapio.LinkTypeLinuxSLL, pcapio.LinkTypeLinuxSLL2, pcapio.LinkTypeERF,
+		pcapio.LinkTypeRaw, pcapio.LinkTypeIPv4, pcapio.LinkTypeIPv6, pcapio.LinkTypeRawDLT12} // raw IP: appended
 	d := decode.NewDecoder(decode.Config{})
 	f.Fuzz(func(t *testing.T, data []byte, link uint8, extra uint16) {
 		lt := links[int(link)%len(links)]

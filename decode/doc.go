@@ -9,16 +9,21 @@
 //
 // # Link types
 //
-// Decoder.Decode understands three link types (pcapio.LinkType):
+// Decoder.Decode understands these link types (pcapio.LinkType):
 //
 //   - LinkTypeEthernet: an Ethernet II frame.
 //   - LinkTypeLinuxSLL: the 16-byte Linux cooked header (v1); its protocol
 //     field is the EtherType, and its address, when 6 bytes long, is the
 //     source MAC.
 //   - LinkTypeLinuxSLL2: the 20-byte Linux cooked header (v2), likewise.
+//   - LinkTypeRaw (101), and DLT_RAW as pcap files of some systems carry
+//     it (LinkTypeRawDLT12, LinkTypeRawDLT14: tshark reads both as raw IP):
+//     an IP packet, IPv4 or IPv6 by its version nibble.
+//   - LinkTypeIPv4 (228) and LinkTypeIPv6 (229): an IPv4 or IPv6 packet (a
+//     version that contradicts the link type is malformed).
 //
-// For the cooked headers Packet.FrameLen is the length the frame would have
-// with an Ethernet header instead. A record of any other link type (ERF,
+// For the cooked headers and raw IP Packet.FrameLen is the length the frame
+// would have with an (untagged) Ethernet header instead. A record of any other link type (ERF,
 // for instance) decodes to KindOther with only its lengths set.
 //
 // After the link header come up to 8 VLAN tags (TPID 0x8100, 0x88A8 or
@@ -33,15 +38,36 @@
 //
 // # Encapsulations
 //
+// (The overlays are in overlay.go, RoCEv1 in roce1.go; see there for the
+// exact rules.)
+//
 // Mirrored traffic arrives in GRE (version 0, with or without checksum, key
 // and sequence number fields) as ERSPAN type I (protocol 0x88BE without a
 // sequence number: no ERSPAN header), type II (0x88BE with a sequence
 // number: an 8-byte header), type III (0x22EB: a 12-byte header, 8 more
-// with the O bit) or transparent Ethernet bridging (0x6558). The frame
-// inside is decoded as an Ethernet frame, through at most two levels of
+// with the O bit) or transparent Ethernet bridging (0x6558). ERSPAN III's
+// frame type is honoured: 0 an Ethernet frame, 2 an IP packet; any other
+// stops (Packet.Stop, StopArg the type: the frame stays other, described by
+// its outer headers). GRE protocol 0x0800 or 0x86DD carries an IP packet
+// directly (EncapGREIP). UDP to the VXLAN port (Config.VXLANPort, 4789 by
+// default; the RoCE port wins should they be equal) carries VXLAN and an
+// Ethernet frame; UDP to 6081 Geneve (version 0, options skipped) and an
+// Ethernet frame or an IP packet. An MPLS label stack (EtherType 0x8847 or
+// 0x8848, up to 8 labels) is skipped to the IP packet after its bottom
+// label (told by the version nibble; anything else stops); the frame itself
+// stays the analysed frame and Encap is EncapMPLS unless a tunnel set it.
+// The frame or packet inside is decoded through at most two levels of
 // encapsulation. A Packet then describes the innermost frame: the outer
-// headers' fields are cleared, and Packet.Encap says how the frame was
-// carried.
+// headers' fields are cleared (a tunnel's UDP header too), Packet.Encap
+// says how the frame was carried (the innermost encapsulation) and TunnelID
+// its VNI, ERSPAN session or bottom MPLS label. An IP packet carried
+// without Ethernet has the FrameLen of the same packet in an untagged
+// Ethernet frame.
+//
+// RoCEv1 (EtherType 0x8915): the 40-byte GRH, then the BTH and the rest as
+// in RoCEv2; the GIDs are SrcIP and DstIP (IPv6), IPVersion is 6, HasUDP is
+// false and IsRoCEv1 true; the ICRC is checked by the RoCEv1 rule
+// (ComputeICRCv1).
 //
 // Decoding never fails. What cannot be decoded leaves Packet.Kind ==
 // KindOther; bytes that contradict themselves (a length beyond the frame, a

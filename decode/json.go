@@ -124,6 +124,9 @@ func (p *Packet) AppendJSON(dst []byte, file, flow string) []byte {
 	if p.Encap != EncapNone {
 		w.str("encap", p.Encap.String())
 	}
+	if p.IsRoCEv1() {
+		w.uint("roce_version", 1) // src_ip and dst_ip are the GRH's GIDs
+	}
 	if p.CM.Attr != 0 {
 		w.uint("cm_attr", uint64(p.CM.Attr))
 		w.uint("cm_local_comm_id", uint64(p.CM.LocalCommID))

@@ -75,6 +75,10 @@ const (
 	EncapERSPAN2         // GRE 0x88BE with sequence number, 8-byte ERSPAN II header
 	EncapERSPAN3         // GRE 0x22EB, 12-byte ERSPAN III header (+8 with O bit)
 	EncapGREBridge       // GRE 0x6558, transparent Ethernet bridging
+	EncapVXLAN           // UDP to the VXLAN port (4789): 8-byte VXLAN header, Ethernet inside
+	EncapGeneve          // UDP 6081: Geneve header and options, Ethernet or IP inside
+	EncapGREIP           // GRE 0x0800 or 0x86DD: an IP packet directly inside
+	EncapMPLS            // an MPLS label stack (EtherType 0x8847 or 0x8848) before the IP header
 )
 
 // String names the encapsulation.
@@ -88,6 +92,14 @@ func (e Encap) String() string {
 		return "ERSPAN-III"
 	case EncapGREBridge:
 		return "GRE-TEB"
+	case EncapVXLAN:
+		return "VXLAN"
+	case EncapGeneve:
+		return "Geneve"
+	case EncapGREIP:
+		return "GRE-IP"
+	case EncapMPLS:
+		return "MPLS"
 	case EncapNone:
 		return ""
 	}
@@ -262,6 +274,16 @@ type Packet struct {
 	XRCETHFields
 
 	MACControlFields
+
+	// Overlays (decode/overlay.go), appended: TunnelID is the VXLAN or
+	// Geneve VNI, the ERSPAN II/III session ID, or the bottom MPLS label
+	// (Encap says which); MPLSLabels the depth of the label stack; Stop
+	// why the decoder stopped short of a frame inside (StopNone: it did
+	// not), StopArg its detail (the ERSPAN III frame type, say).
+	TunnelID   uint32
+	MPLSLabels uint8
+	Stop       Stop
+	StopArg    uint8
 }
 
 // IsRoCE reports whether the frame carries a whole BTH (a RoCE data/ACK frame

@@ -92,6 +92,9 @@ func (p *Packet) AppendSummary(b []byte, relToNs int64, linkBps int64) []byte {
 		b = append(b, p.Encap.String()...)
 		b = append(b, ']')
 	}
+	if p.IsRoCEv1() {
+		b = append(b, " [RoCEv1]"...)
+	}
 	if p.Truncated {
 		b = append(b, " [cut "...)
 		b = strconv.AppendInt(b, int64(p.CapLen), 10)

@@ -36,10 +36,7 @@ func AppendTree(b []byte, link pcapio.LinkType, p *Packet, linkBps int64) []byte
 	if p.Malformed {
 		t.line("[Malformed: %s]", p.Problem)
 	}
-	if p.Encap != EncapNone {
-		t.head("Mirror encapsulation: GRE / %s (headers below are the inner frame's)", p.Encap)
-		t.line("Inner frame length: %d bytes", p.FrameLen)
-	}
+	appendEncapTree(&t, p)
 	if p.HasMAC {
 		t.head("Ethernet II, Src: %s, Dst: %s", AppendMAC(nil, p.SrcMAC), AppendMAC(nil, p.DstMAC))
 		if p.VLANCount > 0 {
@@ -65,15 +62,20 @@ func AppendTree(b []byte, link pcapio.LinkType, p *Packet, linkBps int64) []byte
 		t.line("Pause time: %d quanta = %s", p.PauseQuanta, appendQuantaTime(nil, p.PauseQuanta, linkBps))
 	case KindOther, KindRoCE, KindCNP:
 	}
-	switch p.IPVersion {
-	case 4:
+	switch {
+	case p.IsRoCEv1():
+		t.head("InfiniBand Global Route Header (RoCEv1), Source GID: %s, Destination GID: %s", p.SrcIP, p.DstIP)
+	case p.IPVersion == 4:
 		t.head("Internet Protocol Version 4, Src: %s, Dst: %s", p.SrcIP, p.DstIP)
-	case 6:
+	case p.IPVersion == 6:
 		t.head("Internet Protocol Version 6, Src: %s, Dst: %s", p.SrcIP, p.DstIP)
 	}
 	if p.IPVersion != 0 {
 		t.line("DSCP: %d, ECN: %d (%s)", p.DSCP, p.ECN, ecnName(p.ECN))
 		t.line("TTL/Hop limit: %d, Protocol: %d", p.TTL, p.IPProto)
+	}
+	if p.Stop != StopNone {
+		t.line("[Not decoded further: %s (%d)]", p.Stop, p.StopArg)
 	}
 	if p.HasUDP {
 		t.head("User Datagram Protocol, Src Port: %d, Dst Port: %d", p.SrcPort, p.DstPort)

@@ -47,8 +47,9 @@ type LayoutPoint struct {
 }
 
 // Open opens every path, memory-mapped when it is a large regular file of
-// short records (pcapio.OpenFileMapped), buffered otherwise. A file that
-// cannot be opened is recorded in Errors and left out.
+// short records (pcapio.OpenFileMapped), buffered otherwise; "-" is standard
+// input, and gzip or zstd files and streams are decompressed (by magic).
+// A file that cannot be opened is recorded in Errors and left out.
 func Open(paths []string) *Inputs { return OpenWith(paths, pcapio.OpenFileMapped) }
 
 // OpenContext is Open that gives up when ctx ends while a file is being
@@ -79,7 +80,9 @@ func openContext(ctx context.Context, paths []string, open func(path string, fil
 			in.errs = append(in.errs, err)
 			continue
 		}
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		// The size of the regular files read as they are (a compressed
+		// file's offsets run past its size): progress, see Size.
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && p != pcapio.StdinName && !r.Compressed() {
 			in.size += st.Size()
 		}
 		in.readers = append(in.readers, r)
@@ -167,7 +170,8 @@ func (in *Inputs) Names() []string { return in.names }
 // Opened returns the number of files that could be opened.
 func (in *Inputs) Opened() int { return len(in.readers) }
 
-// Size returns the total size in bytes of the regular files opened.
+// Size returns the total size in bytes of the regular files opened, but
+// for compressed ones (their offsets are those of the decompressed stream).
 func (in *Inputs) Size() int64 { return in.size }
 
 // Mapped reports whether every input is memory-mapped: records then stay
@@ -341,7 +345,12 @@ func (in *Inputs) Close() error {
 
 // SupportedLink reports whether the decoder understands link type l.
 func SupportedLink(l pcapio.LinkType) bool {
-	return l == pcapio.LinkTypeEthernet || l == pcapio.LinkTypeLinuxSLL || l == pcapio.LinkTypeLinuxSLL2
+	switch l {
+	case pcapio.LinkTypeEthernet, pcapio.LinkTypeLinuxSLL, pcapio.LinkTypeLinuxSLL2,
+		pcapio.LinkTypeRaw, pcapio.LinkTypeRawDLT12, pcapio.LinkTypeRawDLT14, pcapio.LinkTypeIPv4, pcapio.LinkTypeIPv6:
+		return true
+	}
+	return false
 }
 
 // WriteErrors prints, one line each prefixed "rocetrace: ", a warning for
@@ -351,7 +360,7 @@ func (in *Inputs) WriteErrors(w io.Writer) (failed bool) {
 	for _, r := range in.readers {
 		for _, l := range r.LinkTypes() {
 			if !SupportedLink(l) {
-				fmt.Fprintf(w, "rocetrace: warning: %s: link type %s is not decoded (rocetrace reads Ethernet, Linux SLL and SLL2); its frames count as other\n", r.Name(), l)
+				fmt.Fprintf(w, "rocetrace: warning: %s: link type %s is not decoded (rocetrace reads Ethernet, Linux SLL and SLL2, raw IP); its frames count as other\n", r.Name(), l)
 			}
 		}
 	}

@@ -24,6 +24,8 @@ var diffLinks = []struct {
 	{pcapio.LinkTypeEthernet, gplayers.LayerTypeEthernet},
 	{pcapio.LinkTypeLinuxSLL, gplayers.LayerTypeLinuxSLL},
 	{pcapio.LinkTypeLinuxSLL2, LayerTypeSLL2},
+	// Appended (diff_overlay_test.go): indexes 3, 4, 5.
+	overlayDiffLinks[0], overlayDiffLinks[1], overlayDiffLinks[2],
 }
 
 // diffSeeds returns the frames of the layer tests, each with its link
@@ -42,6 +44,8 @@ func diffSeeds() (links []uint8, frames [][]byte) {
 		layersPacketRCSendOnlyImm, layersPacketCNP, layersFramePFCClass3, layersFramePause} {
 		links, frames = append(links, 0), append(frames, f)
 	}
+	ol, of := overlaySeeds()
+	links, frames = append(links, ol...), append(frames, of...)
 	long := append(append([]byte(nil), layersPacketRCWriteOnly...), make([]byte, 40)...)
 	for op := range 256 {
 		f := bytes.Clone(layersPacketRCWriteOnly)
@@ -107,7 +111,7 @@ func diffCompare(t *testing.T, p *decode.Packet, gp gopacket.Packet) bool {
 	t.Helper()
 	diffMACControl(t, p, gp)
 	bth, _ := gp.Layer(LayerTypeBTH).(*BTH)
-	if bth == nil || !p.HasBTH || !diffSameDatagram(p, gp) {
+	if bth == nil || !p.HasBTH || !(diffSameDatagram(p, gp) || diffSameGRH(p, gp)) {
 		return false
 	}
 	if bth.BTHFields != p.BTH {

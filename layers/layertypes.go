@@ -44,6 +44,9 @@ var (
 	LayerTypeSLL2 = gopacket.RegisterLayerType(1801, gopacket.LayerTypeMetadata{Name: "LinuxSLL2", Decoder: gopacket.DecodeFunc(decodeSLL2)})
 	// LayerTypeERSPAN3 is the ERSPAN type III header (GRE protocol 0x22EB).
 	LayerTypeERSPAN3 = gopacket.RegisterLayerType(1802, gopacket.LayerTypeMetadata{Name: "ERSPANIII", Decoder: gopacket.DecodeFunc(decodeERSPAN3)})
+	// LayerTypeGRH is the InfiniBand global route header of RoCEv1
+	// (EtherType 0x8915).
+	LayerTypeGRH = gopacket.RegisterLayerType(1803, gopacket.LayerTypeMetadata{Name: "GRH", Decoder: gopacket.DecodeFunc(decodeGRH)})
 )
 
 // Wire numbers the layers are registered under.
@@ -52,6 +55,8 @@ const (
 	EthernetTypeMACControl gplayers.EthernetType = 0x8808
 	// EthernetTypeERSPAN3 is the GRE protocol type of ERSPAN type III.
 	EthernetTypeERSPAN3 gplayers.EthernetType = 0x22EB
+	// EthernetTypeRoCEv1 is the EtherType of RoCEv1 (GRH, then BTH).
+	EthernetTypeRoCEv1 gplayers.EthernetType = 0x8915
 	// UDPPortRoCEv2 is the IANA RoCEv2 UDP destination port.
 	UDPPortRoCEv2 gplayers.UDPPort = 4791
 
@@ -75,6 +80,9 @@ func init() {
 	}
 	gplayers.EthernetTypeMetadata[EthernetTypeERSPAN3] = gplayers.EnumMetadata{
 		DecodeWith: gopacket.DecodeFunc(decodeERSPAN3), Name: "ERSPAN Type III", LayerType: LayerTypeERSPAN3,
+	}
+	gplayers.EthernetTypeMetadata[EthernetTypeRoCEv1] = gplayers.EnumMetadata{
+		DecodeWith: gopacket.DecodeFunc(decodeGRH), Name: "RoCEv1", LayerType: LayerTypeGRH,
 	}
 	gplayers.RegisterUDPPortLayerType(UDPPortRoCEv2, LayerTypeBTH)
 	gplayers.LinkTypeMetadata[gopacketLinkTypeSLL2] = gplayers.EnumMetadata{

@@ -8,7 +8,10 @@
 // timestamp order; ReadRecordAt (recordat.go) reads the record at a known
 // offset again. Each yields Records, whose Data is valid until the next
 // read. A damaged file is read up to the damage, then reported as a
-// *DamageError; input that is no capture matches ErrNotCapture.
+// *DamageError; input that is no capture matches ErrNotCapture. The path
+// "-" is standard input, and gzip and zstd files and streams are read
+// through their decompressor, told by magic (compress.go); offsets are then
+// those of the decompressed stream.
 //
 // Writing: Writer (write.go) writes pcap and NgWriter (ngwrite.go) pcapng
 // with nanosecond timestamps, each record in one Write; the Append

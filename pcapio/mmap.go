@@ -80,14 +80,17 @@ func (r *Reader) shortSnaplen() bool {
 // openFileMapped maps files of minSize bytes or more (with short, only
 // those of a short snaplen). The file is opened once: a FIFO, whose writer
 // may be gone by a second open, is never opened twice; mapped or buffered
-// reading is decided from the descriptor (fstat, then the mapped header).
+// reading is decided from the descriptor (fstat, the magic read at offset 0
+// (compressed files are never mapped: compress.go), then the mapped header).
 func openFileMapped(path string, file int, minSize int64, short bool) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() || st.Size() < max(minSize, 1) || int64(int(st.Size())) != st.Size() {
+	return openAny(path, file, max(minSize, 1), short)
+}
+
+// openMappedFile maps the open regular file f (st: its fstat) when it is of
+// minSize bytes or more (with short, only when its snaplen is short), and
+// reads it through a buffer otherwise. It closes f on error and on Close.
+func openMappedFile(f *os.File, st os.FileInfo, path string, file int, minSize int64, short bool) (*Reader, error) {
+	if st.Size() < max(minSize, 1) || int64(int(st.Size())) != st.Size() {
 		return newFileReader(f, path, file)
 	}
 	data, err := mapFile(f, int(st.Size()))

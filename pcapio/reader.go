@@ -39,10 +39,19 @@ const (
 	LinkTypeLinuxSLL  LinkType = 113 // LINKTYPE_LINUX_SLL ("cooked" capture, v1)
 	LinkTypeLinuxSLL2 LinkType = 276 // LINKTYPE_LINUX_SLL2 ("cooked" capture, v2)
 	LinkTypeERF       LinkType = 197 // LINKTYPE_ERF (Endace ERF records, e.g. native InfiniBand)
+	LinkTypeRaw       LinkType = 101 // LINKTYPE_RAW: an IPv4 or IPv6 packet, no link header
+	LinkTypeIPv4      LinkType = 228 // LINKTYPE_IPV4: an IPv4 packet
+	LinkTypeIPv6      LinkType = 229 // LINKTYPE_IPV6: an IPv6 packet
+	// LinkTypeRawDLT12 and LinkTypeRawDLT14 are DLT_RAW as some systems'
+	// libpcap wrote it in pcap files (12 on most BSDs and Linux of old,
+	// 14 on OpenBSD and BSD/OS): Wireshark reads both as raw IP, and so
+	// does rocetrace.
+	LinkTypeRawDLT12 LinkType = 12
+	LinkTypeRawDLT14 LinkType = 14
 )
 
 // String returns the link type's name ("Ethernet", "Linux SLL", "Linux SLL2",
-// "ERF") or "LINKTYPE_n" for any other value.
+// "ERF", "Raw IP", "IPv4", "IPv6") or "LINKTYPE_n" for any other value.
 func (l LinkType) String() string {
 	switch l {
 	case LinkTypeEthernet:
@@ -53,6 +62,12 @@ func (l LinkType) String() string {
 		return "Linux SLL2"
 	case LinkTypeERF:
 		return "ERF"
+	case LinkTypeRaw, LinkTypeRawDLT12, LinkTypeRawDLT14:
+		return "Raw IP"
+	case LinkTypeIPv4:
+		return "IPv4"
+	case LinkTypeIPv6:
+		return "IPv6"
 	}
 	return "LINKTYPE_" + strconv.Itoa(int(l))
 }
@@ -193,6 +208,9 @@ type Reader struct {
 	// pcapng
 	ifaces []ngIface
 	lastTs int64
+
+	// compressed: read through a decompressor (compress.go), appended.
+	compressed bool
 }
 
 // NewReader returns a Reader for the capture in r. name is used in errors;
@@ -242,13 +260,11 @@ func (r *Reader) initFormat() error {
 }
 
 // OpenFile opens the capture file at path and returns a Reader for it, as
-// NewReader does with path as the name. Close closes the file.
+// NewReader does with path as the name. Close closes the file. The path "-"
+// is standard input; gzip and zstd files and streams are decompressed
+// (compress.go).
 func OpenFile(path string, file int) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	return newFileReader(f, path, file)
+	return openAny(path, file, 0, false)
 }
 
 // newFileReader returns a buffered Reader of the open file f, which it
@@ -426,6 +442,10 @@ func (r *Reader) damage(off int64, format string, args ...any) error {
 
 // readError wraps the read error of the input.
 func (r *Reader) readError(off int64) error {
+	var de *decompressError
+	if errors.As(r.rerr, &de) {
+		return &DamageError{File: r.name, Offset: off, Reason: de.Error()}
+	}
 	return fmt.Errorf("%s: read error at byte offset %d: %w", r.name, off, r.rerr)
 }
 

@@ -24,6 +24,9 @@ type Layout struct {
 	pcapLink LinkType
 	pcapMax  uint32
 	ifaces   []ngIface
+	// compressed: the file is read through a decompressor, so its offsets
+	// are those of the decompressed stream and ReadRecordAt cannot use them.
+	compressed bool
 }
 
 // Layout returns the layout in force for the record Next returned last
@@ -42,6 +45,8 @@ func (r *Reader) Layout(prev *Layout) *Layout {
 		pcapLink: r.pcapLink,
 		pcapMax:  r.pcapCapMax,
 		ifaces:   slices.Clone(r.ifaces),
+
+		compressed: r.compressed,
 	}
 }
 
@@ -57,6 +62,11 @@ func (l *Layout) matches(r *Reader) bool {
 
 // u32 reads a 32-bit value in the layout's byte order.
 func (l *Layout) u32(b []byte) uint32 { return order32(l.be, b) }
+
+// ErrCompressed is returned by ReadRecordAt for a record of a compressed
+// capture (a gzip or zstd file): its offsets are those of the decompressed
+// stream, which cannot be read at an offset.
+var ErrCompressed = errors.New("compressed capture: records cannot be read again at their offset")
 
 // errNotRecord is returned by ReadRecordAt when the bytes at the offset are
 // not a packet record of the layout.
@@ -109,6 +119,9 @@ func (a *atReader) need(n int) error {
 // The record is checked as Reader.Next checks it; anything else at off (a
 // non-packet block, a cut or inconsistent record) is an error.
 func ReadRecordAt(ra io.ReaderAt, l *Layout, off int64, rec *Record, buf []byte) ([]byte, error) {
+	if l.compressed {
+		return buf, ErrCompressed
+	}
 	if len(buf) < 2048 {
 		buf = make([]byte, 2048)
 	}

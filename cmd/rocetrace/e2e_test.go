@@ -105,12 +105,26 @@ func TestEncapsulationInvariance(t *testing.T) {
 		w    synth.Wrap
 		tags int
 		f    synth.Format
+		ip   bool // the tunnel carries IP packets: the frames' VLAN tags are gone
 	}{
-		{"vlan", synth.Wrap{VLANs: []synth.VLAN{{PCP: 3, VID: 100}}}, 1, synth.PcapNanos},
-		{"qinq", synth.Wrap{VLANs: []synth.VLAN{{PCP: 3, VID: 100}, {PCP: 3, VID: 7}}, QinQ: true}, 2, synth.Pcapng},
-		{"erspan1", synth.Wrap{ERSPAN: 1}, 0, synth.PcapNanos},
-		{"erspan2", synth.Wrap{ERSPAN: 2, MirrorVLAN: []synth.VLAN{{VID: 9}}}, 0, synth.Pcapng},
-		{"erspan3_vlan", synth.Wrap{ERSPAN: 3, VLANs: []synth.VLAN{{PCP: 3, VID: 100}}}, 1, synth.PcapNanos},
+		{"vlan", synth.Wrap{VLANs: []synth.VLAN{{PCP: 3, VID: 100}}}, 1, synth.PcapNanos, false},
+		{"qinq", synth.Wrap{VLANs: []synth.VLAN{{PCP: 3, VID: 100}, {PCP: 3, VID: 7}}, QinQ: true}, 2, synth.Pcapng, false},
+		{"erspan1", synth.Wrap{ERSPAN: 1}, 0, synth.PcapNanos, false},
+		{"erspan2", synth.Wrap{ERSPAN: 2, MirrorVLAN: []synth.VLAN{{VID: 9}}}, 0, synth.Pcapng, false},
+		{"erspan3_vlan", synth.Wrap{ERSPAN: 3, VLANs: []synth.VLAN{{PCP: 3, VID: 100}}}, 1, synth.PcapNanos, false},
+		// Overlays: the inner frame (VXLAN, Geneve) or the IP packet in an
+		// untagged Ethernet frame's length (GRE-IP, Geneve-IP, ERSPAN III
+		// frame type 2) is what a flow counts, so bytes do not change.
+		{"vxlan", synth.Wrap{Tunnel: synth.TunnelVXLAN}, 0, synth.PcapNanos, false},
+		{"geneve", synth.Wrap{Tunnel: synth.TunnelGeneve}, 0, synth.Pcapng, false},
+		{"geneve_ip", synth.Wrap{Tunnel: synth.TunnelGeneveIP}, 0, synth.PcapNanos, true},
+		{"gre_ip", synth.Wrap{Tunnel: synth.TunnelGREIP}, 0, synth.PcapNanos, true},
+		{"erspan3_ip", synth.Wrap{Tunnel: synth.TunnelERSPAN3IP}, 0, synth.Pcapng, true},
+		// MPLS: two labels, 8 bytes a frame, as two VLAN tags would add
+		// (tags: 2 only for the byte count; the PCPs do not change).
+		{"mpls", synth.Wrap{Tunnel: synth.TunnelMPLS}, 2, synth.PcapNanos, false},
+		// VXLAN on another port, inside an ERSPAN II mirror.
+		{"erspan2_vxlan", synth.Wrap{ERSPAN: 2, Tunnel: synth.TunnelVXLAN}, 0, synth.PcapNanos, false},
 	}
 	for _, tc := range wraps {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,18 +141,40 @@ func TestEncapsulationInvariance(t *testing.T) {
 				delete(w, "findings")
 				delete(got, "findings")
 			}
+			if tc.ip {
+				// Some frames of the scenario are tagged with PCP 3, others
+				// not: without the tags that finding goes, as it should.
+				w["findings"] = withoutFinding(w["findings"], "mixed_pcp_across_flows")
+			}
 			if !reflect.DeepEqual(withoutBytesAndFiles(got), w) {
 				gj, _ := json.MarshalIndent(withoutBytesAndFiles(got), "", " ")
 				t.Fatalf("analysis changed under %s:\n%s", tc.name, gj)
 			}
 			for id, bp := range flowBytes(got) {
 				w := wantBytes[id]
+				if lost := w[0] - bp[0]; tc.ip && lost >= 0 && lost <= 4*w[1] && int(lost)%4 == 0 {
+					// The IP packet counts as in an untagged frame: 4 bytes
+					// less for each frame the scenario tagged (the flow of
+					// QP 0x32: 16 frames, 17504 - 16*4 = 17440 bytes).
+					continue
+				}
 				if bp[0] != w[0]+4*float64(tc.tags)*w[1] {
 					t.Errorf("flow %s: bytes %v, want %v + 4*%d*%v", id, bp[0], w[0], tc.tags, w[1])
 				}
 			}
 		})
 	}
+}
+
+// withoutFinding returns the findings list fs without those of code.
+func withoutFinding(fs any, code string) any {
+	var out []any
+	for _, f := range fs.([]any) {
+		if f.(map[string]any)["code"] != code {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // TestSplitByDirectionMerged splits a capture into one file per sending

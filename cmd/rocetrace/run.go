@@ -36,6 +36,7 @@ Flags shared by all commands:
   --link-speed SPEED   25G, 50G, 100G, 200G, 400G, 800G or bits/s (default 100G)
   --pmtu PMTU          256, 512, 1024, 2048, 4096 or auto (default auto)
   --roce-port PORT     UDP destination port of RoCEv2 (default 4791)
+  --vxlan-port PORT    UDP destination port of VXLAN (default 4789)
 
 Run 'rocetrace COMMAND -h' for a command's flags.
 `
@@ -72,7 +73,8 @@ type common struct {
 	linkSpeed string
 	pmtu      string
 	rocePort  uint16
-	maxFlows  int // --max-flows, on the commands that analyse (registerMaxFlows)
+	maxFlows  int    // --max-flows, on the commands that analyse (registerMaxFlows)
+	vxlanPort uint16 // --vxlan-port
 
 	hasMaxFlows bool // registerMaxFlows was called
 	linkBps     int64
@@ -83,6 +85,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.linkSpeed, "link-speed", "100G", "link speed for PFC quanta: 25G, 50G, 100G, 200G, 400G, 800G or bits/s")
 	fs.StringVar(&c.pmtu, "pmtu", "auto", "path MTU: 256, 512, 1024, 2048, 4096 or auto")
 	fs.Uint16Var(&c.rocePort, "roce-port", 4791, "UDP destination port that carries RoCEv2")
+	fs.Uint16Var(&c.vxlanPort, "vxlan-port", decode.DefaultVXLANPort, "UDP destination port that carries VXLAN")
 }
 
 // registerMaxFlows adds --max-flows, the flow table's bound, for the
@@ -95,7 +98,7 @@ func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
 // engine returns the engine configuration of the shared flags.
 func (c *common) engine() engine.Config {
 	return engine.Config{
-		Decode: decode.Config{RoCEPort: c.rocePort},
+		Decode: decode.Config{RoCEPort: c.rocePort, VXLANPort: c.vxlanPort},
 		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows},
 	}
 }
@@ -117,6 +120,9 @@ func (c *common) resolve() error {
 	}
 	if c.rocePort == 0 {
 		return errors.New("invalid --roce-port 0")
+	}
+	if c.vxlanPort == 0 {
+		return errors.New("invalid --vxlan-port 0")
 	}
 	if c.hasMaxFlows && c.maxFlows < 1 {
 		return fmt.Errorf("invalid --max-flows %d: want 1 or more", c.maxFlows)

@@ -194,6 +194,10 @@ func Rewrap(c *Capture, w Wrap) (*Capture, error) {
 				return nil, err
 			}
 		}
+		b, err := tunnel(b, w)
+		if err != nil {
+			return nil, err
+		}
 		out.Add(f.TsNs, b)
 	}
 	return out, nil

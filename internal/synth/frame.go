@@ -55,6 +55,11 @@ type Wrap struct {
 	MirrorSrc  Endpoint
 	MirrorDst  Endpoint
 	MirrorVLAN []VLAN // tags on the outer (mirror) frame
+
+	// Appended: an overlay (tunnel.go), applied after the ERSPAN mirror,
+	// and the VXLAN UDP port (0: 4789).
+	Tunnel     Tunnel
+	TunnelPort uint16
 }
 
 // RoCE describes one RoCEv2 frame.
@@ -143,9 +148,11 @@ func (r *RoCE) Frame(w Wrap) ([]byte, error) {
 	}
 	out := append([]byte(nil), frame...)
 	if w.ERSPAN != 0 {
-		return mirror(out, w)
+		if out, err = mirror(out, w); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	return tunnel(out, w)
 }
 
 // transportBytes returns BTH, extended headers, payload, pad and a

@@ -35,12 +35,16 @@ decode < layers
 # live capture: AF_PACKET, BPF, writing what it captures
 decode < capture
 
+# the filter language (-Y, -R): over decoded packets; the events mask comes
+# from the caller, so it knows nothing of flows
+decode < filter
+
 # per-QP flow state, then the report
 decode < flows
 flows, internal/units, internal/jsonstr < analysis
 
 # the one reading path under every command
-analysis < engine
+analysis, filter < engine
 
 # Parquet (not below the TUI, nor the other way); its column encoder knows
 # nothing of RoCE

@@ -30,6 +30,7 @@ func (t *Table) Clone() *Table {
 		cmPairs:  maps.Clone(t.cmPairs),    // values only
 
 		frameEvents: t.frameEvents,
+		frameStart:  t.frameStart,
 	}
 	// Flows are numbered by their position in order, so a pointer maps to
 	// its copy through its index.

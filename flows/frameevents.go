@@ -26,3 +26,17 @@ func (t *Table) FrameEvents() EventMask { return t.frameEvents }
 
 // markFrame adds kind k to the current frame's events.
 func (t *Table) markFrame(k EventKind) { t.frameEvents |= k.Bit() }
+
+// FrameEventList returns the events emitted while the frame last given to
+// Observe or ObserveFlow was observed and shown by it (not a replay or
+// pause episode that this frame ended: those show on the frame that started
+// them). The retransmission a frame starts and the pause it arms are not in
+// the list (their events are emitted later): FrameEvents has their bits.
+// The slice is the table's: read it before the next Observe. Fields
+// resolved by Finish (NAK targets, after_nak_ns) are not set yet.
+func (t *Table) FrameEventList() []Event {
+	if t.frameEvents == 0 || t.frameStart >= len(t.events) {
+		return nil
+	}
+	return t.events[t.frameStart:]
+}

@@ -47,6 +47,7 @@ type Table struct {
 	cmPairs map[Key]Key     // flows paired by a CM REQ/REP, both ways
 
 	frameEvents EventMask // the events the frame being observed shows (FrameEvents)
+	frameStart  int       // len(events) before the frame being observed (FrameEventList)
 }
 
 type hostGroup struct {
@@ -138,7 +139,7 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 // no flow: a malformed frame (p.Malformed) changes nothing, and a frame of
 // a flow beyond Config.MaxFlows starts none (FlowsDropped counts it).
 func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
-	t.frameEvents = 0
+	t.frameEvents, t.frameStart = 0, len(t.events)
 	if p.Malformed {
 		return nil
 	}

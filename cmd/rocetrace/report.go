@@ -30,7 +30,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	if in.Opened() == 0 && !in.Interrupted() {
 		return inputStatus(in, stderr) // nothing could be opened: no empty report
 	}
-	e := engine.New(a.engine())
+	e := engine.New(a.engine(in.Names()))
 	if err := e.Run(ctx, in, nil); err != nil && err != context.Canceled {
 		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		in.WriteErrors(stderr)

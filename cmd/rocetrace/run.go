@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/filter"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/spf13/pflag"
 )
@@ -77,12 +78,16 @@ type common struct {
 	hasMaxFlows bool // registerMaxFlows was called
 	linkBps     int64
 	pmtuVal     int // 0 = auto
+
+	readExpr string         // -R/--read-filter (filters.go)
+	readF    *filter.Filter // compiled by resolve
 }
 
 func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.linkSpeed, "link-speed", "100G", "link speed for PFC quanta: 25G, 50G, 100G, 200G, 400G, 800G or bits/s")
 	fs.StringVar(&c.pmtu, "pmtu", "auto", "path MTU: 256, 512, 1024, 2048, 4096 or auto")
 	fs.Uint16Var(&c.rocePort, "roce-port", 4791, "UDP destination port that carries RoCEv2")
+	c.registerReadFilter(fs)
 }
 
 // registerMaxFlows adds --max-flows, the flow table's bound, for the
@@ -92,11 +97,13 @@ func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
 	c.hasMaxFlows = true
 }
 
-// engine returns the engine configuration of the shared flags.
-func (c *common) engine() engine.Config {
+// engine returns the engine configuration of the shared flags, with the
+// read filter over the inputs names.
+func (c *common) engine(names []string) engine.Config {
 	return engine.Config{
 		Decode: decode.Config{RoCEPort: c.rocePort},
 		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows},
+		Keep:   c.keep(names),
 	}
 }
 
@@ -120,6 +127,13 @@ func (c *common) resolve() error {
 	}
 	if c.hasMaxFlows && c.maxFlows < 1 {
 		return fmt.Errorf("invalid --max-flows %d: want 1 or more", c.maxFlows)
+	}
+	if c.readExpr != "" {
+		f, err := filter.CompileRead(c.readExpr)
+		if err != nil {
+			return &filterError{kind: "read filter", err: err}
+		}
+		c.readF = f
 	}
 	return nil
 }
@@ -194,7 +208,12 @@ func (fs *flagSet) parseArgs(args []string, c *common, stdout, stderr io.Writer)
 		return fs.usageError("%v", err)
 	}
 	if err := c.resolve(); err != nil {
-		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		var fe *filterError
+		if errors.As(err, &fe) {
+			fe.write(stderr)
+		} else {
+			fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		}
 		return exitUsage
 	}
 	return -1

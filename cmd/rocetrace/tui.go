@@ -28,7 +28,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	usage := fs.usageError
-	ec := a.engine()
+	ec := a.engine(fs.Args())
 	cfg := tui.Config{Paths: fs.Args(), Decode: ec.Decode, Flows: ec.Flows, Analysis: a.options()}
 	if *iface == "" {
 		switch {

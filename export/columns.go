@@ -64,6 +64,7 @@ const (
 	i32CMLocalCommID
 	i32CMRemoteCommID
 	i32CMLocalQPN
+	i32Events // the events mask (a set column)
 	numI32
 )
 
@@ -115,6 +116,7 @@ const (
 	dFlow
 	dEncap
 	dCM
+	dEvents
 	numDef
 )
 
@@ -196,6 +198,7 @@ func packetColumns() []colenc.Column {
 		{Name: "cm_local_comm_id", Slot: i32CMLocalCommID, Def: dCM},
 		{Name: "cm_remote_comm_id", Slot: i32CMRemoteCommID, Def: dCM},
 		{Name: "cm_local_qpn", Slot: i32CMLocalQPN, Def: dCM},
+		{Name: "events", Slot: i32Events, Def: dEvents, Set: true}, // a mask per row, names flows.EventMaskNames
 	}
 }
 

@@ -55,7 +55,9 @@ func TestPacketColumnsAreContractFields(t *testing.T) {
 	for k := range obj {
 		want = append(want, k)
 	}
-	want = append(want, "ts")
+	// ts, and events, which packets --json appends from the flow table
+	// (cmd/rocetrace appendEventsJSON).
+	want = append(want, "ts", "events")
 	var got []string
 	for _, f := range parquet.SchemaOf(new(PacketRow)).Fields() {
 		got = append(got, f.Name())

@@ -76,6 +76,9 @@ type PacketRow struct {
 	CMLocalCommID *uint32  `parquet:"cm_local_comm_id,optional"`
 	CMRemoteComm  *uint32  `parquet:"cm_remote_comm_id,optional"`
 	CMLocalQPN    *uint32  `parquet:"cm_local_qpn,optional"`
+	// Events is the `events` packet field: the kinds of the events the
+	// frame shows, in flows.EventMaskNames order; null when none.
+	Events []string `parquet:"events,optional,list"`
 }
 
 // FlowRow is one row of flows.parquet: a flow of the report ("flows" in

@@ -5,6 +5,10 @@ package flows
 // the order of the `events` packet field.
 type EventMask uint8
 
+// EventMaskNames are the names of an EventMask's bits, in bit order (the
+// `events` packet field's order).
+var EventMaskNames = [8]string{"psn_gap", "retransmission", "nak", "rnr_nak", "cnp", "pause", "psn_conflict", "hop_loss"}
+
 // Bit returns the kind's bit in an EventMask (0 for an unknown kind).
 func (k EventKind) Bit() EventMask {
 	if k == 0 || k > 8 {

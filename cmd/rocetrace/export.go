@@ -26,7 +26,10 @@ const exportGCPercent = 50
 
 // runExport implements `rocetrace export -o DIR [flags] FILE...`.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
+	var (
+		c    common
+		disp displayFlag
+	)
 	fs := newFlagSet("export", "export -o DIR [flags] FILE...", stderr)
 	dir := fs.StringP("output", "o", "", "output directory (required)")
 	compression := fs.String("compression", "zstd", "column compression: "+strings.Join(export.Compressions, ", "))
@@ -34,9 +37,13 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	partition := fs.Bool("partition", false, "write a hive-style dataset, one partition per capture:\nDIR/<table>/capture=<file>/part-0.parquet (each capture analysed on its own)")
 	jobs := fs.IntP("jobs", "j", 1, "with --partition: captures exported in parallel")
 	rowGroup := fs.Int64("row-group-rows", export.DefaultRowGroupRows, "rows per Parquet row group")
+	disp.register(fs.FlagSet, "write only the frames that match EXPR to packets.parquet (the other tables describe the whole capture)")
 	c.registerMaxFlows(fs.FlagSet)
 	c.register(fs.FlagSet)
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := disp.compile(stderr); code >= 0 {
 		return code
 	}
 	usage := func(format string, a ...any) int {
@@ -65,7 +72,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer debug.SetGCPercent(debug.SetGCPercent(exportGCPercent))
 	}
 	x := &exporter{
-		c: &c, stdout: stdout, stderr: stderr, start: time.Now(),
+		c: &c, disp: &disp, stdout: stdout, stderr: stderr, start: time.Now(),
 		opts: export.Options{Compression: *compression, RowGroupRows: *rowGroup, Force: *force},
 	}
 	if !*partition {
@@ -118,6 +125,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // concurrent exports.
 type exporter struct {
 	c      *common
+	disp   *displayFlag // -Y: the rows of packets.parquet
 	opts   export.Options
 	mu     sync.Mutex
 	stdout io.Writer
@@ -163,9 +171,13 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	// encoded on the export's own worker goroutine. An export error stops
 	// the reading.
 	e := engine.New(x.c.engine(in.Names()))
+	t, names := e.Table(), in.Names()
 	var exErr error
 	err = e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
-		exErr = ex.Packet(p, f)
+		if !x.disp.match(p, f, t, names) {
+			return nil
+		}
+		exErr = ex.PacketEvents(p, f, t.FrameEvents())
 		return exErr
 	})
 	if err != nil {

@@ -32,12 +32,13 @@ func (t *Table) FrameEvents() EventMask { return t.frameEvents }
 func (t *Table) markFrame(k EventKind) { t.frameEvents |= k.Bit() }
 
 // FrameEventList returns the events emitted while the frame last given to
-// Observe or ObserveFlow was observed and shown by it (not a replay or
-// pause episode that this frame ended: those show on the frame that started
-// them). The retransmission a frame starts and the pause it arms are not in
-// the list (their events are emitted later): FrameEvents has their bits.
-// The slice is the table's: read it before the next Observe. Fields
-// resolved by Finish (NAK targets, after_nak_ns) are not set yet.
+// Observe or ObserveFlow was observed, nil when the frame shows none
+// (FrameEvents is 0). It may hold a retransmission or pause event of an
+// episode this frame ended, which shows on the frame that started it:
+// callers skip those kinds. The retransmission a frame starts and the pause
+// it arms are not in it (their events are emitted later): FrameEvents has
+// their bits. The slice is the table's: read it before the next Observe.
+// Fields resolved by Finish (NAK targets, after_nak_ns) are not set yet.
 func (t *Table) FrameEventList() []Event {
 	if t.frameEvents == 0 || t.frameStart >= len(t.events) {
 		return nil

@@ -54,6 +54,10 @@ type CaptureSummary struct {
 	// the input: the report covers the frames read until then. The caller
 	// sets it: Counter never does.
 	Interrupted bool `json:"interrupted"`
+	// FilteredOut is the number of frames the read filter (-R) dropped
+	// before any analysis; Packets counts them too (every frame read), the
+	// other counters do not. The caller sets it (engine.Engine.Summary).
+	FilteredOut int64 `json:"filtered_out"`
 }
 
 // FlowReport is one flow of the report.

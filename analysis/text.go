@@ -97,7 +97,7 @@ func (tx *textWriter) capture(c *CaptureSummary) {
 	if len(c.Files) > 0 {
 		fmt.Fprintf(tw, "  files\t%s\n", strings.Join(c.Files, ", "))
 	}
-	other := c.Packets - c.RoCEPackets - c.PFCFrames - c.PauseFrames
+	other := c.Packets - c.FilteredOut - c.RoCEPackets - c.PFCFrames - c.PauseFrames
 	fmt.Fprintf(tw, "  frames\t%s frames: RoCE %s (%s, CNP %s), PFC %s, PAUSE %s, other %s\n",
 		num(c.Packets), num(c.RoCEPackets), pct(c.RoCEPackets, c.Packets), num(c.CNPPackets),
 		num(c.PFCFrames), num(c.PauseFrames), num(other))
@@ -111,6 +111,9 @@ func (tx *textWriter) capture(c *CaptureSummary) {
 		num(max(ok, 0)), num(c.ICRCBad), num(c.ICRCUnchecked), num(c.RoCEPackets))
 	if c.KernelDrops > 0 || isLive(c.Files) {
 		fmt.Fprintf(tw, "  kernel drops\t%s frames lost by the capture itself (not by the fabric)\n", num(c.KernelDrops))
+	}
+	if c.FilteredOut > 0 {
+		fmt.Fprintf(tw, "  filtered out\t%s dropped by the read filter (-R), in no counter but frames\n", plural(c.FilteredOut, "frame"))
 	}
 	if c.FlowsDropped > 0 {
 		fmt.Fprintf(tw, "  flows dropped\t%s of flows beyond --max-flows, in no flow\n", plural(c.FlowsDropped, "frame"))

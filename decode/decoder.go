@@ -213,6 +213,8 @@ func (d *Decoder) ethernet(b []byte, wire, depth int, p *Packet) {
 			tci := binary.BigEndian.Uint16(b[off : off+2])
 			p.VLANPCP = uint8(tci >> 13)
 			p.VLANID = tci & 0x0FFF
+		} else if p.VLANCount == 1 {
+			p.VLAN2TCI = binary.BigEndian.Uint16(b[off : off+2])
 		}
 		p.VLANCount++
 		et = binary.BigEndian.Uint16(b[off+2 : off+4])
@@ -639,6 +641,7 @@ func (d *Decoder) gre(b []byte, wire, depth int, p *Packet) {
 func (p *Packet) resetInner() {
 	p.HasMAC, p.SrcMAC, p.DstMAC = false, [6]byte{}, [6]byte{}
 	p.VLANCount, p.VLANID, p.VLANPCP, p.EtherType = 0, 0, 0, 0
+	p.VLAN2TCI = 0
 	p.IPVersion, p.SrcIP, p.DstIP = 0, netip.Addr{}, netip.Addr{}
 	p.DSCP, p.ECN, p.TTL, p.IPProto = 0, 0, 0, 0
 	p.FrameLen = 0

@@ -237,6 +237,9 @@ type Packet struct {
 	// (headers, pad and ICRC excluded), valid when HasPayloadLen.
 	PayloadLen    int
 	HasPayloadLen bool
+	// VLAN2TCI is the second tag's TCI (PCP, DEI, VID) when VLANCount >= 2
+	// (in a hole of the layout: the display filter's vlan.id matches any tag).
+	VLAN2TCI uint16
 
 	// CM is the connection-manager message a UD SEND to QP1 carries (a
 	// MAD of management class 0x07), when its fixed fields were captured.

@@ -56,9 +56,13 @@ func (e *Engine) Frames() int64 { return e.counter.Summary(nil).Packets }
 func (e *Engine) Filtered() int64 { return e.filtered }
 
 // Summary returns the capture summary of the frames counted so far, for the
-// inputs names.
+// inputs names. With a read filter, Packets counts every frame read and
+// FilteredOut those it dropped; the other counters count the kept frames.
 func (e *Engine) Summary(names []string) analysis.CaptureSummary {
-	return e.counter.Summary(names)
+	s := e.counter.Summary(names)
+	s.Packets += e.filtered
+	s.FilteredOut = e.filtered
+	return s
 }
 
 // Report finishes the flow table and builds the report with summary (see

@@ -89,9 +89,15 @@ func TestKeepFilter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Summary: packets counts every frame read, filtered_out the dropped
+	// ones, the other counters the kept frames only (Frames()).
 	s := e.Summary(nil)
-	if total.CNPPackets == 0 || s.Packets != total.CNPPackets || s.CNPPackets != total.CNPPackets || seen != s.Packets {
-		t.Errorf("kept %d frames (%d CNPs, %d observed), want the %d CNPs", s.Packets, s.CNPPackets, seen, total.CNPPackets)
+	if total.CNPPackets == 0 || e.Frames() != total.CNPPackets || s.CNPPackets != total.CNPPackets || seen != e.Frames() {
+		t.Errorf("kept %d frames (%d CNPs, %d observed), want the %d CNPs", e.Frames(), s.CNPPackets, seen, total.CNPPackets)
+	}
+	if s.Packets != total.Packets || s.FilteredOut != total.Packets-total.CNPPackets || s.RoCEPackets != total.CNPPackets {
+		t.Errorf("summary packets %d, filtered_out %d, roce %d; want %d, %d, %d", s.Packets, s.FilteredOut, s.RoCEPackets,
+			total.Packets, total.Packets-total.CNPPackets, total.CNPPackets)
 	}
 	if e.Filtered() != total.Packets-total.CNPPackets {
 		t.Errorf("Filtered() = %d, want %d", e.Filtered(), total.Packets-total.CNPPackets)

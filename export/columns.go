@@ -65,6 +65,7 @@ const (
 	i32CMRemoteCommID
 	i32CMLocalQPN
 	i32Point // capture point (--point)
+	i32Events // the events mask (a set column)
 	numI32
 )
 
@@ -117,6 +118,7 @@ const (
 	dEncap
 	dCM
 	dPoint // point
+	dEvents
 	numDef
 )
 
@@ -199,6 +201,7 @@ func packetColumns() []colenc.Column {
 		{Name: "cm_remote_comm_id", Slot: i32CMRemoteCommID, Def: dCM},
 		{Name: "cm_local_qpn", Slot: i32CMLocalQPN, Def: dCM},
 		{Name: "point", Slot: i32Point, Def: dPoint},
+		{Name: "events", Slot: i32Events, Def: dEvents, Set: true}, // a mask per row, names flows.EventMaskNames
 	}
 }
 

@@ -172,7 +172,11 @@ func openTable[T any](path, table string, opts Options) (*atomicFile, *Writer[T]
 // Packet adds one frame to packets.parquet if it is a RoCE, CNP, PFC or
 // PAUSE frame (see Wanted); f is its flow (nil for none), whose id fills the
 // flow column. It does not keep p.
-func (e *Export) Packet(p *decode.Packet, f *flows.Flow) error {
+func (e *Export) Packet(p *decode.Packet, f *flows.Flow) error { return e.PacketEvents(p, f, 0) }
+
+// PacketEvents is Packet with the events the frame shows (the `events`
+// column; flows.Table.FrameEvents after the frame was observed).
+func (e *Export) PacketEvents(p *decode.Packet, f *flows.Flow, ev flows.EventMask) error {
 	if !Wanted(p) {
 		return nil
 	}
@@ -180,7 +184,7 @@ func (e *Export) Packet(p *decode.Packet, f *flows.Flow) error {
 	if p.File >= 0 && p.File < len(e.files) {
 		file = e.files[p.File]
 	}
-	return e.pw.addFlow(p, file, f)
+	return e.pw.addFlow(p, file, f, ev)
 }
 
 // PacketRows returns the number of packet rows so far.

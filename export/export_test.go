@@ -55,7 +55,9 @@ func TestPacketColumnsAreContractFields(t *testing.T) {
 	for k := range obj {
 		want = append(want, k)
 	}
-	want = append(want, "ts", "point") // point: the capture point (--point), not a packets --json field
+	// ts, point (the capture point, --point), and events, which packets --json appends from the flow table
+	// (cmd/rocetrace appendEventsJSON).
+	want = append(want, "ts", "point", "events")
 	var got []string
 	for _, f := range parquet.SchemaOf(new(PacketRow)).Fields() {
 		got = append(got, f.Name())

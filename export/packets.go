@@ -84,18 +84,18 @@ func b2u(b bool) uint8 {
 // (decode.Packet.AppendJSON). file is the capture's name, flow the flow id
 // ("" for null).
 func (w *packetWriter) add(p *decode.Packet, file, flow string) error {
-	return w.addRow(p, file, nil, flow)
+	return w.addRow(p, file, nil, flow, 0)
 }
 
 // addFlow is add with the flow given as a *flows.Flow (nil for null): its
-// dictionary index is found by pointer.
-func (w *packetWriter) addFlow(p *decode.Packet, file string, f *flows.Flow) error {
-	return w.addRow(p, file, f, "")
+// dictionary index is found by pointer; ev is the frame's events.
+func (w *packetWriter) addFlow(p *decode.Packet, file string, f *flows.Flow, ev flows.EventMask) error {
+	return w.addRow(p, file, f, "", ev)
 }
 
 // addRow stores the row of p at the current page set's next row, and hands
 // the set to the worker when it is full or ends the row group.
-func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow string) error {
+func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow string, ev flows.EventMask) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -113,6 +113,7 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	i32[i32Len][r] = int32(p.Len)
 	i32[i32CapLen][r] = int32(p.CapLen)
 	i32[i32Kind][r] = w.kind.index(uint8(p.Kind), &kindNames)
+	i32[i32Events][r], def[dEvents][r] = int32(ev), b2u(ev != 0)
 	// The flow's slot, or the one of the rows without a flow.
 	fs := &w.noFlow
 	if f != nil {
@@ -286,6 +287,9 @@ func addrIndex(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
 	return i
 }
 
+// eventNames is the events column's dictionary: the mask's bit names.
+var eventNames = flows.EventMaskNames[:]
+
 // send hands the current pageSet to the worker, with the row group's
 // dictionaries, which start afresh if the set ends the group.
 func (w *packetWriter) send(endGroup bool) error {
@@ -296,6 +300,7 @@ func (w *packetWriter) send(endGroup bool) error {
 	d[i32ICRCStatus], d[i32Encap], d[i32Flow] = w.status.vals, w.encap.vals, w.flow.vals
 	d[i32Point] = w.point.vals
 	d[i32SrcMAC], d[i32DstMAC], d[i32SrcIP], d[i32DstIP] = w.srcMAC.vals, w.dstMAC.vals, w.srcIP.vals, w.dstIP.vals
+	d[i32Events] = eventNames
 	if endGroup {
 		w.inGroup = 0
 		w.resetDicts()

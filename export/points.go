@@ -48,11 +48,11 @@ func (p Paths) WithPoints(dir string) Paths {
 	return p
 }
 
-// PacketAt is Packet for a frame of a capture point: point fills the point
+// PacketAt is PacketEvents for a frame of a capture point: point fills the point
 // column. Frames of other points than the reference (ref false) are given
 // their flow by id (their flows come from another table than the
 // reference's, whose first-seen indexes would collide in the flow cache).
-func (e *Export) PacketAt(point string, ref bool, p *decode.Packet, f *flows.Flow) error {
+func (e *Export) PacketAt(point string, ref bool, p *decode.Packet, f *flows.Flow, ev flows.EventMask) error {
 	if !Wanted(p) {
 		return nil
 	}
@@ -62,9 +62,9 @@ func (e *Export) PacketAt(point string, ref bool, p *decode.Packet, f *flows.Flo
 	}
 	e.pw.curPoint = point
 	if ref || f == nil {
-		return e.pw.addFlow(p, file, f)
+		return e.pw.addFlow(p, file, f, ev)
 	}
-	return e.pw.add(p, file, f.ID())
+	return e.pw.addRow(p, file, nil, f.ID(), ev)
 }
 
 // pointTables returns the writers of points.parquet and hops.parquet from r

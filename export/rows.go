@@ -78,6 +78,9 @@ type PacketRow struct {
 	CMLocalQPN    *uint32  `parquet:"cm_local_qpn,optional"`
 	// Point is the capture point of the frame (--point), null without.
 	Point *string `parquet:"point,optional,dict"`
+	// Events is the `events` packet field: the kinds of the events the
+	// frame shows, in flows.EventMaskNames order; null when none.
+	Events []string `parquet:"events,optional,list"`
 }
 
 // FlowRow is one row of flows.parquet: a flow of the report ("flows" in

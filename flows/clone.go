@@ -28,6 +28,9 @@ func (t *Table) Clone() *Table {
 		pfcOrder: slices.Clone(t.pfcOrder), // replaced one by one below
 		cmReqs:   maps.Clone(t.cmReqs),     // values only
 		cmPairs:  maps.Clone(t.cmPairs),    // values only
+
+		frameEvents: t.frameEvents,
+		frameStart:  t.frameStart,
 	}
 	// Flows are numbered by their position in order, so a pointer maps to
 	// its copy through its index.

@@ -162,4 +162,14 @@
 // after flow events), then kind (psn_gap, retransmission, nak, rnr_nak, cnp,
 // pause), then discovery order. A retransmission's ts_ns is its first
 // replayed packet; a psn_gap's is the packet that revealed it.
+//
+// # The events of a frame
+//
+// Table.FrameEvents is the set (EventMask, bit k-1 for kind k) of the
+// events the frame just observed shows, reset at each ObserveFlow: an event
+// emitted while observing the frame marks it (emit), except retransmission
+// and pause, emitted when their episode ends: startReplay marks the frame
+// that starts a replay episode and pauseFrame the frame that arms a pause
+// episode. A new event kind gets its bit from its EventKind value and its
+// name in EventMaskNames (psn_conflict bit 6, hop_loss bit 7).
 package flows

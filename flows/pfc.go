@@ -94,6 +94,7 @@ func (t *Table) pauseFrame(k PFCKey, ts int64, q uint16) {
 	if q == 0 {
 		return // XON while not paused
 	}
+	t.markFrame(EventPause) // this frame arms the episode
 	s.paused = true
 	s.startNs = ts
 	s.deadline = quantaPs(q, t.bps)

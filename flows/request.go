@@ -165,6 +165,7 @@ func (t *Table) recordReplayedRead(f *Flow, p *decode.Packet, psn PSN) {
 }
 
 func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
+	t.markFrame(EventRetransmission)
 	f.req.inReplay = true
 	c := f.more()
 	c.replayPSN = psn

@@ -45,6 +45,9 @@ type Table struct {
 
 	cmReqs  map[cmKey]cmReq // CM REQs seen, by requester and communication ID
 	cmPairs map[Key]Key     // flows paired by a CM REQ/REP, both ways
+
+	frameEvents EventMask // the events the frame being observed shows (FrameEvents)
+	frameStart  int       // len(events) before the frame being observed (FrameEventList)
 }
 
 type hostGroup struct {
@@ -136,6 +139,7 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 // no flow: a malformed frame (p.Malformed) changes nothing, and a frame of
 // a flow beyond Config.MaxFlows starts none (FlowsDropped counts it).
 func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
+	t.frameEvents, t.frameStart = 0, len(t.events)
 	if p.Malformed {
 		return nil
 	}
@@ -243,7 +247,14 @@ func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
 	}
 }
 
-func (t *Table) emit(e Event) { t.events = append(t.events, e) }
+func (t *Table) emit(e Event) {
+	if e.Kind != EventRetransmission && e.Kind != EventPause {
+		// shown by the frame being observed (retransmission and pause: by
+		// the frame that started the episode, see FrameEvents)
+		t.markFrame(e.Kind)
+	}
+	t.events = append(t.events, e)
+}
 
 // observeAck handles Acknowledge and ATOMIC Acknowledge frames: pairing
 // evidence, NAK and RNR NAK events.

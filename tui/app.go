@@ -114,13 +114,14 @@ type UI struct {
 	appliedSeq  atomic.Uint64
 	appliedPage atomic.Uint64
 
-	root     *tview.Flex
-	tabs     *tabBar
-	pages    *tview.Pages
-	footer   *tview.Pages
-	status   *tview.TextView
-	input    *tview.InputField
-	helpText *tview.TextView
+	root      *tview.Flex
+	tabs      *tabBar
+	pages     *tview.Pages
+	footer    *tview.Pages
+	status    *tview.TextView
+	input     *tview.InputField
+	filterErr *tview.TextView // the packets filter's live error, under the input (pktfilter.go)
+	helpText  *tview.TextView
 
 	overview *overviewView
 	flows    *flowsView
@@ -150,6 +151,9 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u.detail = newDetailView(u)
 	u.events = newEventsView(u)
 	u.packets = newPacketsView(u)
+	if m, ok := model.(interface{ displayFilter() string }); ok {
+		u.packets.initFilter(m.displayFilter()) // -Y
+	}
 	u.pfc = newPFCView(u)
 	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc}
 	u.global = globalBindings(u, u.top)
@@ -175,9 +179,10 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 		}
 	})
 	u.input.SetDoneFunc(u.endFilter)
+	u.filterErr = tview.NewTextView().SetWrap(false)
 	u.footer = tview.NewPages().
 		AddPage("status", u.status, true, true).
-		AddPage("filter", u.input, true, false)
+		AddPage("filter", tview.NewFlex().SetDirection(tview.FlexRow).AddItem(u.input, 1, 0, true).AddItem(u.filterErr, 1, 0, false), true, false)
 
 	u.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(u.tabs, 1, 0, false).

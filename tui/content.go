@@ -183,33 +183,43 @@ func newPacketContent(rows packetRows, src rowSource) *tableContent {
 				}
 				return "", markNone
 			}
+			// A frame that shows events is marked, its kinds before its
+			// info (the `events` packet field).
+			ev := s.EventsAt(pos)
+			m := r.Mark
+			if ev != 0 {
+				m = markProblem
+			}
 			switch col {
 			case 0:
 				if multi {
-					return strconv.Itoa(r.File+1) + ":" + strconv.FormatUint(r.Frame, 10), r.Mark
+					return strconv.Itoa(r.File+1) + ":" + strconv.FormatUint(r.Frame, 10), m
 				}
-				return strconv.FormatUint(r.Frame, 10), r.Mark
+				return strconv.FormatUint(r.Frame, 10), m
 			case 1:
 				if r.Err != "" {
-					return "", r.Mark
+					return "", m
 				}
-				return fmtSeconds(r.TsNs - start), r.Mark
+				return fmtSeconds(r.TsNs - start), m
 			case 2:
-				return r.Src, r.Mark
+				return r.Src, m
 			case 3:
-				return r.Dst, r.Mark
+				return r.Dst, m
 			case 4:
-				return r.Proto, r.Mark
+				return r.Proto, m
 			case 5:
 				if r.Err != "" {
-					return "", r.Mark
+					return "", m
 				}
-				return strconv.Itoa(r.Len), r.Mark
+				return strconv.Itoa(r.Len), m
 			}
 			if r.Err != "" {
-				return r.Err, r.Mark
+				return r.Err, m
 			}
-			return r.Info, r.Mark
+			if ev != 0 {
+				return "[" + eventNames(ev) + "] " + r.Info, m
+			}
+			return r.Info, m
 		},
 	}
 }

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"cmp"
-	"container/heap"
 	"slices"
 	"strconv"
 	"strings"
@@ -339,68 +338,6 @@ func eventDetail(e *analysis.EventReport, start int64) string {
 			", until " + fmtRel(i64(e.EndNs), start)
 	}
 	return ""
-}
-
-// mergeFrames merges sorted frame lists into one sorted list.
-func mergeFrames(lists [][]uint32) []uint32 {
-	total := 0
-	h := make(frameHeap, 0, len(lists))
-	for _, l := range lists {
-		if len(l) > 0 {
-			h = append(h, l)
-			total += len(l)
-		}
-	}
-	if len(h) == 1 {
-		return h[0]
-	}
-	heap.Init(&h)
-	out := make([]uint32, 0, total)
-	for len(h) > 0 {
-		out = append(out, h[0][0])
-		h[0] = h[0][1:]
-		if len(h[0]) == 0 {
-			heap.Pop(&h)
-		} else {
-			heap.Fix(&h, 0)
-		}
-	}
-	return out
-}
-
-type frameHeap [][]uint32
-
-func (h frameHeap) Len() int           { return len(h) }
-func (h frameHeap) Less(i, j int) bool { return h[i][0] < h[j][0] }
-func (h frameHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *frameHeap) Push(x any)        { *h = append(*h, x.([]uint32)) }
-func (h *frameHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// packetFilter selects the frames of the packets view: "" for all; a number
-// (or "#N") jumps to that frame instead of filtering; otherwise the frames
-// of the flows the flows filter selects ("problems", "ip:…", "qp:…", words).
-func packetFrames(s *Snapshot, filter string) []uint32 {
-	r := s.Report
-	if r == nil {
-		return []uint32{}
-	}
-	ff := parseFlowFilter(filter)
-	var lists [][]uint32
-	for i := range r.Flows {
-		if ff.match(&r.Flows[i]) {
-			lists = append(lists, s.FlowFramesOf(i))
-		}
-	}
-	out := mergeFrames(lists)
-	if out == nil {
-		out = []uint32{}
-	}
-	return out
 }
 
 // frameNumber parses a "go to frame" filter: "N" or "#N".

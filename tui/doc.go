@@ -13,7 +13,13 @@
 // its packets. 3 Events: every event, filterable by kind (t cycles) and
 // flow (/ kind:K flow:ID); Enter opens the frame, f the flow. 4 Packets:
 // every frame in a virtualized table, its header tree and hex dump (Tab
-// between the three); / filters by flow or goes to a frame number. 5 PFC:
+// between the three), the frames that show events marked (their kinds
+// before the info); / takes the display-filter language of packets -Y
+// (package filter; a live error under the input while typing; an IP alone,
+// ip:ADDR, qp:N and problems are read as ip.addr == ADDR, dst_qpn == N and
+// events), evaluated in a job over the frames read again, with the events
+// the loader recorded (Snapshot.FrameEvents: memory per event frame, not
+// per frame), or goes to a frame number; -Y starts it filtered. 5 PFC:
 // per source MAC and priority, the pause episodes of the selected one
 // (Enter opens the frame that started one) and paused time over time.
 // Everywhere: arrows or h j k l, g G, PgUp PgDn, Tab / Shift-Tab, Enter,

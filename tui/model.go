@@ -34,6 +34,12 @@ type Config struct {
 	// Tests: publish every publishFrames frames, building the report on
 	// the loader goroutine (deterministic snapshots).
 	publishFrames int
+
+	// Keep is the read filter (-R; engine.Config.Keep), nil for none.
+	Keep func(p *decode.Packet) bool
+	// DisplayFilter is the packets view's filter at start (-Y), in the
+	// filter language (pktfilter.go).
+	DisplayFilter string
 }
 
 // Progress tells how far loading is.
@@ -85,6 +91,9 @@ type Snapshot struct {
 	Live        bool
 	KernelDrops int64
 	layouts     [][]engine.LayoutPoint
+	// FrameEvents are the frames that show events (Index positions,
+	// ascending) with their kinds: the `events` packet field (EventsAt).
+	FrameEvents []FrameEvent
 }
 
 // FlowFramesOf returns the frames of flow i (nil when unknown).
@@ -265,6 +274,8 @@ type loader struct {
 	buildWG    sync.WaitGroup
 	buildEvery atomic.Int64 // ns between build starts, adapted to their cost
 	lastBuild  time.Time
+
+	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
 }
 
 func (m *Model) load(ctx context.Context) {
@@ -275,7 +286,7 @@ func (m *Model) load(ctx context.Context) {
 	}
 	l := &loader{
 		m:       m,
-		eng:     engine.New(engine.Config{Decode: m.cfg.Decode, Flows: m.cfg.Flows}),
+		eng:     engine.New(engine.Config{Decode: m.cfg.Decode, Flows: m.cfg.Flows, Keep: m.cfg.Keep}),
 		index:   newPacketIndex(n),
 		layouts: make([][]engine.LayoutPoint, n),
 		read:    make([]int64, n),
@@ -330,6 +341,9 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	pos := uint32(l.index.n)
 	l.index.add(p.File, p.Offset)
+	if ev := l.eng.Table().FrameEvents(); ev != 0 {
+		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
+	}
 	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
 
 	ts := p.TsNs
@@ -402,6 +416,7 @@ func (l *loader) publish(final, canceled bool) {
 		Errors:      l.allErrors(),
 		LinkBps:     l.prev.LinkBps,
 		FlowFrames:  make([][]uint32, len(l.flowFrames)),
+		FrameEvents: l.frameEvents[:len(l.frameEvents):len(l.frameEvents)],
 	}
 	for i, ff := range l.flowFrames {
 		s.FlowFrames[i] = ff[:len(ff):len(ff)]

@@ -3,6 +3,8 @@ package tui
 import (
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
+
+	"github.com/rocetrace/rocetrace/filter"
 )
 
 // packetsView is Wireshark's three panes: every frame in a virtualized
@@ -17,9 +19,10 @@ type packetsView struct {
 
 	rows      packetRows
 	filter    string
-	requested *Snapshot // snapshot the filtered rows were asked for
-	detailPos int       // frame whose detail is shown or coming
-	want      int       // frame to select once the rows hold it, -1 none
+	compiled  *filter.Filter // filter compiled (nil: no filter)
+	requested *Snapshot      // snapshot the filtered rows were asked for
+	detailPos int            // frame whose detail is shown or coming
+	want      int            // frame to select once the rows hold it, -1 none
 }
 
 func newPacketsView(u *UI) *packetsView {
@@ -60,7 +63,7 @@ func (v *packetsView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "go to the header tree of the selected frame", v.table),
 		onRune('f', "open the flow of the selected frame", v.openFlow),
-		note("/", "frames of the flows matching a flows filter (words, ip:, qp:, problems)"),
+		note("/", "display filter, as packets -Y (also an IP alone, qp:N, problems)"),
 		note("/ N Enter", "go to frame N"),
 	}
 }
@@ -85,22 +88,20 @@ func (v *packetsView) openFlow() {
 // SetFilter applies a filter when it is entered (not while typed: a
 // filter over millions of frames is not worth running per key).
 func (v *packetsView) SetFilter(text string, final bool) {
-	if !final {
-		return
-	}
 	if n, ok := frameNumber(text); ok {
-		v.selectPos(int(n) - 1)
+		if final {
+			v.u.showFilterError("")
+			v.selectPos(int(n) - 1)
+		}
 		return
 	}
-	v.filter = text
-	v.requested = nil
-	v.Refresh(v.u.snap)
+	v.setPacketFilter(text, final)
 }
 
 // selectPos selects frame pos, dropping a filter that hides it.
 func (v *packetsView) selectPos(pos int) {
 	if v.filter != "" && v.rows.snap != nil && v.rows.find(pos) < 0 {
-		v.filter = ""
+		v.filter, v.compiled = "", nil
 		v.requested = nil
 	}
 	v.want = pos
@@ -133,9 +134,9 @@ func (v *packetsView) Refresh(s *Snapshot) {
 		return
 	}
 	v.requested = s
-	filter := v.filter
+	filter, f := v.filter, v.compiled
 	v.u.jobs.start("packets", func() func() {
-		frames := packetFrames(s, filter)
+		frames := displayFrames(s, v.u.pager, f)
 		return func() {
 			if filter != v.filter {
 				return
@@ -151,7 +152,7 @@ func (v *packetsView) Refresh(s *Snapshot) {
 func (v *packetsView) setTitle() {
 	t := "Packets (" + fmtCount(int64(v.rows.len()))
 	if v.filter != "" {
-		t += " of " + fmtCount(int64(v.rows.snap.Index.Len())) + ", frames of the flows matching " + v.filter
+		t += " of " + fmtCount(int64(v.rows.snap.Index.Len())) + ", matching " + v.filter
 	}
 	titled(v.table.Box, t+")")
 }

@@ -32,6 +32,7 @@ func (u *UI) endFilter(key tcell.Key) {
 		return
 	}
 	u.filtering = false
+	u.showFilterError("")
 	if key == tcell.KeyEscape {
 		u.current().SetFilter(u.filterPrev, true)
 	} else {

@@ -35,7 +35,7 @@ func runCapture(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	stop := stopCaptureOn(ctx, cf.duration, src)
 	defer stop()
 
-	e := engine.New(cf.a.engine())
+	e := engine.New(cf.a.engine([]string{"live:" + cf.live.iface}))
 	var res captureResult
 	live := engine.Live{Limit: cf.count}
 	if w != nil {

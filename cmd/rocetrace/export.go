@@ -27,8 +27,9 @@ const exportGCPercent = 50
 // runExport implements `rocetrace export -o DIR [flags] FILE...`.
 func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var (
-		c  common
-		pf pointFlags
+		c    common
+		pf   pointFlags
+		disp displayFlag
 	)
 	fs := newFlagSet("export", "export -o DIR [flags] FILE... | --point NAME=FILE[,FILE...]...", stderr)
 	dir := fs.StringP("output", "o", "", "output directory (required)")
@@ -39,10 +40,14 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	rowGroup := fs.Int64("row-group-rows", export.DefaultRowGroupRows, "rows per Parquet row group")
 	var cnp cnpFlags // accepted as on report; they tune findings, which are not exported
 	cnp.register(fs.FlagSet)
+	disp.register(fs.FlagSet, "write only the frames that match EXPR to packets.parquet (the other tables describe the whole capture)")
 	c.registerMaxFlows(fs.FlagSet)
 	c.register(fs.FlagSet)
 	pf.register(fs.FlagSet)
 	if code := pf.parse(fs, args, &c, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := disp.compile(stderr); code >= 0 {
 		return code
 	}
 	usage := func(format string, a ...any) int {
@@ -73,7 +78,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer debug.SetGCPercent(debug.SetGCPercent(exportGCPercent))
 	}
 	x := &exporter{
-		c: &c, stdout: stdout, stderr: stderr, start: time.Now(),
+		c: &c, disp: &disp, stdout: stdout, stderr: stderr, start: time.Now(),
 		opts: export.Options{Compression: *compression, RowGroupRows: *rowGroup, Force: *force},
 	}
 	if pf.active() {
@@ -129,6 +134,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 // concurrent exports.
 type exporter struct {
 	c      *common
+	disp   *displayFlag // -Y: the rows of packets.parquet
 	opts   export.Options
 	mu     sync.Mutex
 	stdout io.Writer
@@ -173,10 +179,14 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	// to the flow table and added to packets.parquet, whose pages are
 	// encoded on the export's own worker goroutine. An export error stops
 	// the reading.
-	e := engine.New(x.c.engine())
+	e := engine.New(x.c.engine(in.Names()))
+	t, names := e.Table(), in.Names()
 	var exErr error
 	err = e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
-		exErr = ex.Packet(p, f)
+		if !x.disp.match(p, f, t, names) {
+			return nil
+		}
+		exErr = ex.PacketEvents(p, f, t.FrameEvents())
 		return exErr
 	})
 	if err != nil {

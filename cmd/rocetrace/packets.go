@@ -11,16 +11,23 @@ import (
 	"github.com/rocetrace/rocetrace/flows"
 )
 
-// runPackets implements `rocetrace packets [--json] [-V] FILE...`. The
-// frames go through the engine like report's, so that what is printed of a
-// frame may come from its flow's analysis too.
+// runPackets implements `rocetrace packets [--json] [-V] [-Y EXPR] [-R EXPR]
+// FILE...`. The frames go through the engine like report's, flow table
+// included, so that a frame's flow and events print and filter.
 func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	var c common
-	fs := newFlagSet("packets", "packets [--json] [-V] [flags] FILE...", stderr)
+	var (
+		c    common
+		disp displayFlag
+	)
+	fs := newFlagSet("packets", "packets [--json] [-V] [-Y EXPR] [flags] FILE...", stderr)
 	jsonOut := fs.Bool("json", false, "one JSON object per frame (JSON lines)")
 	verbose := fs.BoolP("verbose", "V", false, "print the full header tree of each frame")
+	disp.register(fs.FlagSet, "print only the frames that match EXPR (display-filter syntax; the analysis still sees every frame)")
 	c.register(fs.FlagSet)
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := disp.compile(stderr); code >= 0 {
 		return code
 	}
 	in := engine.OpenContext(ctx, fs.Args())
@@ -33,19 +40,29 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		first int64
 		seen  bool
 	)
-	cfg := c.engine()
-	cfg.NoFlows = true // nothing printed comes from the flows yet
-	e := engine.New(cfg)
-	err := e.Run(ctx, in, func(p *decode.Packet, _ *flows.Flow) error {
+	e := engine.New(c.engine(names))
+	t := e.Table()
+	err := e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
 		if !seen {
 			first, seen = p.TsNs, true
+		}
+		if !disp.match(p, f, t, names) {
+			return nil
 		}
 		buf = buf[:0]
 		switch {
 		case *jsonOut:
-			buf = p.AppendJSON(buf, names[p.File], flowID(p))
+			id := ""
+			if f != nil {
+				id = f.ID()
+			} else {
+				id = flowID(p)
+			}
+			buf = p.AppendJSON(buf, names[p.File], id)
+			buf = appendEventsJSON(buf, t.FrameEvents())
 		case *verbose:
 			buf = decode.AppendTree(buf, p.LinkType, p, c.linkBps)
+			buf = appendAnalysis(buf, t.FrameEvents(), t.FrameEventList())
 		default:
 			buf = p.AppendSummary(buf, first, c.linkBps)
 		}

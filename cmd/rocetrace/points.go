@@ -76,7 +76,7 @@ func (pf *pointFlags) parse(fs *flagSet, args []string, c *common, stdout, stder
 // merged reading, the reference (first) point's report with points, hops,
 // hop_loss events and their findings.
 func runReportPoints(ctx context.Context, a *analysisFlags, pf *pointFlags, out *reportFlags, stdout, stderr io.Writer) int {
-	ps := engine.NewPoints(a.engine(), pf.names, pf.files)
+	ps := engine.NewPoints(a.engine(pf.paths()), pf.names, pf.files)
 	in := engine.OpenContext(ctx, ps.Paths())
 	defer in.Close()
 	if in.Opened() == 0 && !in.Interrupted() {
@@ -118,7 +118,7 @@ func (x *exporter) points(ctx context.Context, pf *pointFlags, paths export.Path
 }
 
 func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths export.Paths, out io.Writer) int {
-	ps := engine.NewPoints(x.c.engine(), pf.names, pf.files)
+	ps := engine.NewPoints(x.c.engine(pf.paths()), pf.names, pf.files)
 	in := engine.OpenContext(ctx, ps.Paths())
 	defer in.Close()
 	if in.Interrupted() {
@@ -135,7 +135,7 @@ func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths expor
 	defer ex.Abort()
 	var exErr error
 	err = ps.Run(ctx, in, func(point int, p *decode.Packet, f *flows.Flow) error {
-		exErr = ex.PacketAt(pf.names[point], point == 0, p, f)
+		exErr = ex.PacketAt(pf.names[point], point == 0, p, f, ps.Engines[point].Table().FrameEvents())
 		return exErr
 	})
 	if err != nil {
@@ -158,4 +158,14 @@ func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths expor
 		return x.report(in, fmt.Sprintf("export: %v", err), written)
 	}
 	return x.report(in, "", written)
+}
+
+// paths returns the files of every point, concatenated in argument order
+// (the order engine.Points opens them in).
+func (pf *pointFlags) paths() []string {
+	var out []string
+	for _, fs := range pf.files {
+		out = append(out, fs...)
+	}
+	return out
 }

@@ -37,7 +37,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	if in.Opened() == 0 && !in.Interrupted() {
 		return inputStatus(in, stderr) // nothing could be opened: no empty report
 	}
-	e := engine.New(a.engine())
+	e := engine.New(a.engine(in.Names()))
 	var obs engine.Observer
 	same := engine.NewSameTraffic(fs.Args()) // nil with one file: nothing to compare
 	if same != nil {

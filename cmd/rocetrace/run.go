@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/filter"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/spf13/pflag"
 )
@@ -79,6 +80,9 @@ type common struct {
 	hasMaxFlows bool // registerMaxFlows was called
 	linkBps     int64
 	pmtuVal     int // 0 = auto
+
+	readExpr string         // -R/--read-filter (filters.go)
+	readF    *filter.Filter // compiled by resolve
 }
 
 func (c *common) register(fs *pflag.FlagSet) {
@@ -86,6 +90,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 	fs.StringVar(&c.pmtu, "pmtu", "auto", "path MTU: 256, 512, 1024, 2048, 4096 or auto")
 	fs.Uint16Var(&c.rocePort, "roce-port", 4791, "UDP destination port that carries RoCEv2")
 	fs.Uint16Var(&c.vxlanPort, "vxlan-port", decode.DefaultVXLANPort, "UDP destination port that carries VXLAN")
+	c.registerReadFilter(fs)
 }
 
 // registerMaxFlows adds --max-flows, the flow table's bound, for the
@@ -95,11 +100,13 @@ func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
 	c.hasMaxFlows = true
 }
 
-// engine returns the engine configuration of the shared flags.
-func (c *common) engine() engine.Config {
+// engine returns the engine configuration of the shared flags, with the
+// read filter over the inputs names.
+func (c *common) engine(names []string) engine.Config {
 	return engine.Config{
 		Decode: decode.Config{RoCEPort: c.rocePort, VXLANPort: c.vxlanPort},
 		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows},
+		Keep:   c.keep(names),
 	}
 }
 
@@ -126,6 +133,13 @@ func (c *common) resolve() error {
 	}
 	if c.hasMaxFlows && c.maxFlows < 1 {
 		return fmt.Errorf("invalid --max-flows %d: want 1 or more", c.maxFlows)
+	}
+	if c.readExpr != "" {
+		f, err := filter.CompileRead(c.readExpr)
+		if err != nil {
+			return &filterError{kind: "read filter", err: err}
+		}
+		c.readF = f
 	}
 	return nil
 }
@@ -200,7 +214,12 @@ func (fs *flagSet) parseArgs(args []string, c *common, stdout, stderr io.Writer)
 		return fs.usageError("%v", err)
 	}
 	if err := c.resolve(); err != nil {
-		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		var fe *filterError
+		if errors.As(err, &fe) {
+			fe.write(stderr)
+		} else {
+			fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		}
 		return exitUsage
 	}
 	return -1

@@ -22,11 +22,16 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	live.register(fs, "with -i: ", "live capture from this interface (e.g. the port a switch mirrors to)",
 		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
 	iface, write := &live.iface, &live.write
+	var disp displayFlag
+	disp.register(fs.FlagSet, "start the packets view filtered by EXPR (display-filter syntax; / there takes the same)")
 	a.register(fs.FlagSet)
 	var pf pointFlags
 	pf.register(fs.FlagSet)
 
 	if code := fs.parseArgs(args, &a.common, stdout, stderr); code >= 0 {
+		return code
+	}
+	if code := disp.compile(stderr); code >= 0 {
 		return code
 	}
 	usage := fs.usageError
@@ -35,8 +40,13 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// is not built yet: say so rather than show one point as all.
 		return usage("--point is not supported by tui yet: use 'rocetrace report --point' or 'rocetrace export --point'")
 	}
-	ec := a.engine()
-	cfg := tui.Config{Paths: fs.Args(), Decode: ec.Decode, Flows: ec.Flows, Analysis: a.options()}
+	names := fs.Args()
+	if *iface != "" {
+		names = []string{"live:" + *iface}
+	}
+	ec := a.engine(names)
+	cfg := tui.Config{Paths: fs.Args(), Decode: ec.Decode, Flows: ec.Flows, Analysis: a.options(),
+		Keep: ec.Keep, DisplayFilter: disp.expr}
 	if *iface == "" {
 		switch {
 		case fs.NArg() == 0:

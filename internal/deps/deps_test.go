@@ -35,6 +35,10 @@ decode < layers
 # live capture: AF_PACKET, BPF, writing what it captures
 decode < capture
 
+# the filter language (-Y, -R): over decoded packets; the events mask comes
+# from the caller, so it knows nothing of flows
+decode < filter
+
 # per-QP flow state, then the report
 decode < flows
 
@@ -43,7 +47,7 @@ flows < points
 flows, points, internal/units, internal/jsonstr < analysis
 
 # the one reading path under every command
-analysis < engine
+analysis, filter < engine
 
 # Parquet (not below the TUI, nor the other way); its column encoder knows
 # nothing of RoCE

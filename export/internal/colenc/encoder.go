@@ -44,6 +44,8 @@ type Encoder struct {
 	runsDone                       []bool
 	qdef, qrep                     []uint8 // the list column's levels
 	listDef, listRep               []uint8 // the levels of a present row of the list column
+	sdef, srep                     []uint8 // a set column's levels (setData)
+	svals                          []int32 // a set column's values (setData)
 	hbuf                           bytes.Buffer
 	henc                           *thrift.Encoder
 	dictIdx                        rle.Encoding // dictionary indexes, after their bit width

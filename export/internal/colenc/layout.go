@@ -43,6 +43,12 @@ type Column struct {
 	// present row, stored in order in Pages.List; Def is the optional
 	// field's plane.
 	List int
+	// Set makes the column a list of strings from a fixed set (under an
+	// optional field): the row's value in Int32 plane Slot is a bit mask,
+	// bit i naming entry i of the column's dictionary (Pages.Dicts[Slot],
+	// which holds the set's names in bit order), the list's elements in
+	// bit order; Def is the optional field's plane (null: no list).
+	Set bool
 }
 
 // Planes is how many planes of each kind a Pages has.
@@ -76,6 +82,7 @@ type colSpec struct {
 	intDict bool
 	alias   int // the column whose pages this one copies; -1 for none
 	list    int // Column.List
+	set     bool
 }
 
 // Layout is a table's schema as its footer states it (schema elements,
@@ -175,8 +182,10 @@ func (l *Layout) declare(i int, d *Column) error {
 	if d.Name != c.path[0] {
 		return fmt.Errorf("%s schema: column %d is %v, declared as %q", l.name, i, c.path, d.Name)
 	}
-	c.slot, c.def, c.delta, c.intDict, c.list = d.Slot, d.Def, d.Delta, d.IntDict, d.List
+	c.slot, c.def, c.delta, c.intDict, c.list, c.set = d.Slot, d.Def, d.Delta, d.IntDict, d.List, d.Set
 	switch {
+	case d.Set:
+		return l.declareSet(i)
 	case d.Delta && c.typ != tInt64:
 		return fmt.Errorf("%s schema: column %v is not INT64, cannot be delta-encoded", l.name, c.path)
 	case d.IntDict && (c.typ != tInt32 || c.maxRep > 0):
@@ -209,6 +218,16 @@ func (l *Layout) declareList(i int) error {
 		if l.cols[j].list > 0 {
 			return fmt.Errorf("%s schema: a second list column %v", l.name, c.path)
 		}
+	}
+	return nil
+}
+
+// declareSet checks a set column's declaration.
+func (l *Layout) declareSet(i int) error {
+	c := &l.cols[i]
+	if c.maxRep != 1 || c.typ != tDict || c.maxDef != 2 || c.list != 0 || c.slot < 0 || c.slot >= l.planes.Int32 ||
+		c.def < 0 || c.def >= l.planes.Levels {
+		return fmt.Errorf("%s schema: unexpected set column %v", l.name, c.path)
 	}
 	return nil
 }

@@ -103,6 +103,9 @@ func (e *Encoder) columnData(s *Pages, ci int) colData {
 	if spec.list > 0 {
 		return e.listData(s, spec)
 	}
+	if spec.set {
+		return e.setData(s, spec)
+	}
 	c := colData{defPlane: -1, numValues: rows}
 	n := rows
 	var def []uint8
@@ -162,6 +165,32 @@ func (e *Encoder) listData(s *Pages, spec *colSpec) colData {
 	e.qdef, e.qrep = q, r
 	c.def, c.rep, c.numValues, c.i32 = q, r, len(r), s.List
 	return c
+}
+
+// setData is columnData for a set column (Column.Set): a present row's
+// mask becomes its list, one element per set bit in bit order (repetition
+// level 0 for the first, 1 for the others; definition level 2); a null
+// row, or an empty mask, is null (0, 0).
+func (e *Encoder) setData(s *Pages, spec *colSpec) colData {
+	rows := s.N
+	q, r, v := e.sdef[:0], e.srep[:0], e.svals[:0]
+	masks, def := s.i32[spec.slot][:rows], s.def[spec.def][:rows]
+	for i, d := range def {
+		m := uint32(masks[i])
+		if d == 0 || m == 0 {
+			q, r = append(q, 0), append(r, 0)
+			continue
+		}
+		var rep uint8
+		for b := int32(0); m != 0; b, m = b+1, m>>1 {
+			if m&1 != 0 {
+				q, r, v = append(q, 2), append(r, rep), append(v, b)
+				rep = 1
+			}
+		}
+	}
+	e.sdef, e.srep, e.svals = q, r, v
+	return colData{defPlane: -1, def: q, rep: r, numValues: len(r), i32: v}
 }
 
 // run is a range of rows [start, end) whose level is 1.

@@ -11,10 +11,11 @@ const (
 	EventRNRNAK
 	EventCNP
 	EventPause
+	EventPSNConflict // a request numbered inside the flow's latest READ's range (PMTU mismatch)
 )
 
 // String returns the contract name: "psn_gap", "retransmission", "nak",
-// "rnr_nak", "cnp" or "pause".
+// "rnr_nak", "cnp", "pause" or "psn_conflict".
 func (k EventKind) String() string {
 	switch k {
 	case EventPSNGap:
@@ -29,6 +30,8 @@ func (k EventKind) String() string {
 		return "cnp"
 	case EventPause:
 		return "pause"
+	case EventPSNConflict:
+		return "psn_conflict"
 	}
 	return "unknown"
 }
@@ -37,11 +40,14 @@ func (k EventKind) String() string {
 // depends on Kind:
 //
 //	psn_gap:        ExpectedPSN, PSN, Missing
-//	retransmission: PSN (first replayed), Packets, AfterNAKNs if HasAfterNAK
+//	retransmission: PSN (first replayed), Packets, AfterNAKNs if HasAfterNAK,
+//	                IdleNs, SinceOriginalNs if HasSinceOriginal
 //	nak:            PSN, Code (NAK code), Target
 //	rnr_nak:        PSN, Code (RNR timer code), TimerNs, Target
 //	cnp:            Target, ECNToCNPNs if HasECNToCNP
 //	pause:          SrcMAC, Priority (-1: 802.3x whole link), EndNs, DurationNs, Frames
+//	psn_conflict:   PSN, Opcode, ReadPSN, ReadSpan (sender_span: SenderSpan),
+//	                SenderPMTUs, ResponderPMTUs
 //
 // Flow is the flow of the packet that shows the event (nil for pause);
 // Target is nil when unknown.
@@ -71,4 +77,21 @@ type Event struct {
 	Priority    int8
 	HasAfterNAK bool
 	HasECNToCNP bool
+
+	// Latency and PSN-conflict fields (issue 13), appended: the Event grows
+	// from 112 to 136 bytes.
+	IdleNs           int64 // retransmission: replay time - the flow's latest earlier request packet
+	SinceOriginalNs  int64 // retransmission: replay time - first time the flow sent that PSN
+	ReadPSN          PSN   // psn_conflict: the READ Request's PSN
+	ReadSpan         int32 // psn_conflict: PSNs the READ took (responses, else the PMTU)
+	Opcode           uint8 // psn_conflict: the conflicting request's BTH opcode (decode.Opcode)
+	HasSinceOriginal bool  // SinceOriginalNs is set
+	// SenderPMTUs and ResponderPMTUs (psn_conflict) have bit i set when the
+	// PMTU 256<<i (i = 0..4) gives ceil(L/PMTU) equal to SenderSpan resp.
+	// ReadSpan, L the READ's DMA length.
+	SenderPMTUs    uint8
+	ResponderPMTUs uint8
 }
+
+// SenderSpan returns a psn_conflict's sender_span: PSN - ReadPSN.
+func (e *Event) SenderSpan() int64 { return e.PSN.Diff(e.ReadPSN) }

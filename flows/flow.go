@@ -102,6 +102,13 @@ type flowCold struct {
 	pairTries int64
 	pairVote  *Flow
 	pairVotes int
+
+	// lat is the request memory and latency values (latency.go), made on
+	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
+	// this flow named (hasAck: there was one).
+	lat     *latState
+	ackHigh PSN
+	hasAck  bool
 }
 
 // more returns f's cold state, made on first need.

@@ -17,7 +17,8 @@ func heapAfter(keep any) uint64 {
 
 // TestMemoryPerFlowAndEvent bounds the table's memory on hostile inputs
 // (issue 12): at most 400 bytes per flow that has seen one packet, and at
-// most 128 bytes per stored event (one flow with a PSN gap before every
+// most 152 bytes per stored event (issue 13 grew the Event from 112 to 136
+// bytes: idle_ns, since_original_ns and the psn_conflict fields) (one flow with a PSN gap before every
 // packet), measured as the live heap after a GC over the count.
 func TestMemoryPerFlowAndEvent(t *testing.T) {
 	if testing.Short() {
@@ -37,7 +38,7 @@ func TestMemoryPerFlowAndEvent(t *testing.T) {
 				tb.Observe(p)
 			}
 		}, func(tb *Table) int { return len(tb.Flows()) }},
-		{"per event", 128, func(tb *Table) {
+		{"per event", 152, func(tb *Table) {
 			p := wr(0, 0x11, 0)
 			for i := range n + 1 {
 				p.TsNs, p.BTH.PSN = int64(i+1)*100, uint32(2*i)

@@ -21,6 +21,8 @@ type Report struct {
 	CNPLatency LatencySummary `json:"cnp_latency"`
 	PFC        []PFCReport    `json:"pfc"`
 	Findings   []Finding      `json:"findings"`
+	// Latency summarises the response-latency samples (latency.go).
+	Latency LatencyReport `json:"latency"`
 }
 
 // CaptureSummary holds the capture-wide counters (contract "Counting").
@@ -73,6 +75,17 @@ type FlowReport struct {
 	ECNCE         int64   `json:"ecn_ce"`
 	CNPs          int64   `json:"cnps"`
 	CNPsReceived  int64   `json:"cnps_received"`
+
+	// Response latency of the samples this flow is the request flow of
+	// (latency.go); the percentiles are null when the count is 0.
+	AckLatencyCount  int64  `json:"ack_latency_count"`
+	AckLatencyP50Ns  *int64 `json:"ack_latency_p50_ns"`
+	AckLatencyP99Ns  *int64 `json:"ack_latency_p99_ns"`
+	AckLatencyMaxNs  *int64 `json:"ack_latency_max_ns"`
+	ReadLatencyCount int64  `json:"read_latency_count"`
+	ReadLatencyP50Ns *int64 `json:"read_latency_p50_ns"`
+	ReadLatencyP99Ns *int64 `json:"read_latency_p99_ns"`
+	ReadLatencyMaxNs *int64 `json:"read_latency_max_ns"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -115,6 +128,11 @@ type Finding struct {
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
 	Flow     *string  `json:"flow"`
+	// TimeoutK and IdleNs are set on retransmission_timeout findings only:
+	// the smallest QP timeout attribute k with 4.096 µs x 2^k >= IdleNs,
+	// the shortest idle_ns of the flow's timeouts.
+	TimeoutK *int   `json:"timeout_k,omitempty"`
+	IdleNs   *int64 `json:"idle_ns,omitempty"`
 }
 
 // Options tunes Build. Zero values take the defaults.
@@ -174,6 +192,7 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	for _, s := range t.PFC() {
 		r.PFC = append(r.PFC, pfcReport(s))
 	}
+	r.Latency = latencyReport(t)
 	r.Findings = findings(t, &r, opts)
 	return r
 }
@@ -194,6 +213,7 @@ func flowReport(f *flows.Flow) FlowReport {
 	if p := f.Peer(); p != nil {
 		fr.Peer = ptr(p.ID())
 	}
+	addFlowLatency(&fr, f)
 	return fr
 }
 
@@ -330,6 +350,8 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw.array(r.PFC == nil, len(r.PFC), func(i int) { jw.elem(r.PFC[i]) })
 	jw.member("findings", false)
 	jw.array(r.Findings == nil, len(r.Findings), func(i int) { jw.elem(r.Findings[i]) })
+	jw.member("latency", false)
+	jw.value(r.Latency)
 	if indent {
 		jw.raw("\n")
 	}

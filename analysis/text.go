@@ -57,6 +57,7 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	tx.capture(&r.Capture)
 	tx.flows(r.Flows, opts.MaxFlows)
 	tx.latency(r.CNPLatency)
+	tx.responseLatency(r.Latency)
 	tx.pfc(r.PFC, r.Capture.LastTsNs-r.Capture.FirstTsNs)
 	tx.findings(r.Findings)
 	return tx.ew.err

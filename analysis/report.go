@@ -131,8 +131,8 @@ type Finding struct {
 	// TimeoutK and IdleNs are set on retransmission_timeout findings only:
 	// the smallest QP timeout attribute k with 4.096 µs x 2^k >= IdleNs,
 	// the shortest idle_ns of the flow's timeouts.
-	TimeoutK *int   `json:"timeout_k,omitempty"`
-	IdleNs   *int64 `json:"idle_ns,omitempty"`
+	TimeoutK *int   `json:"timeout_k"`
+	IdleNs   *int64 `json:"idle_ns"`
 }
 
 // Options tunes Build. Zero values take the defaults.

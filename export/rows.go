@@ -129,6 +129,14 @@ type EventRow struct {
 	EndNs       *int64  `parquet:"end_ns,optional"`
 	DurationNs  *int64  `parquet:"duration_ns,optional"`
 	Frames      *int64  `parquet:"frames,optional"`
+
+	// Stall and PSN-conflict columns (issue 13).
+	IdleNs          *int64  `parquet:"idle_ns,optional"`
+	SinceOriginalNs *int64  `parquet:"since_original_ns,optional"`
+	OpcodeName      *string `parquet:"opcode_name,optional,dict"`
+	ReadPSN         *uint32 `parquet:"read_psn,optional"`
+	ReadSpan        *int64  `parquet:"read_span,optional"`
+	SenderSpan      *int64  `parquet:"sender_span,optional"`
 }
 
 // PFCRow is one row of pfc.parquet: the pause history of one (source MAC,
@@ -163,6 +171,8 @@ func EventRowOf(e *analysis.EventReport) EventRow {
 		AfterNAKNs: e.AfterNAKNs, Code: e.Code, Name: e.Name, Timer: e.Timer, TimerNs: e.TimerNs,
 		TargetFlow: e.TargetFlow, ECNToCNPNs: e.ECNToCNPNs, SrcMAC: e.SrcMAC,
 		EndNs: e.EndNs, DurationNs: e.DurationNs, Frames: e.Frames,
+		IdleNs: e.IdleNs, SinceOriginalNs: e.SinceOriginalNs, OpcodeName: e.OpcodeName,
+		ReadPSN: e.ReadPSN, ReadSpan: e.ReadSpan, SenderSpan: e.SenderSpan,
 	}
 	if e.Priority != nil {
 		p := uint8(*e.Priority)

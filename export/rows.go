@@ -103,6 +103,17 @@ type FlowRow struct {
 	ECNCE         int64   `parquet:"ecn_ce"`
 	CNPs          int64   `parquet:"cnps"`
 	CNPsReceived  int64   `parquet:"cnps_received"`
+
+	// Response latency of the samples the flow is the request flow of
+	// (issue 13); the percentiles are null when the count is 0.
+	AckLatencyCount  int64  `parquet:"ack_latency_count"`
+	AckLatencyP50Ns  *int64 `parquet:"ack_latency_p50_ns,optional"`
+	AckLatencyP99Ns  *int64 `parquet:"ack_latency_p99_ns,optional"`
+	AckLatencyMaxNs  *int64 `parquet:"ack_latency_max_ns,optional"`
+	ReadLatencyCount int64  `parquet:"read_latency_count"`
+	ReadLatencyP50Ns *int64 `parquet:"read_latency_p50_ns,optional"`
+	ReadLatencyP99Ns *int64 `parquet:"read_latency_p99_ns,optional"`
+	ReadLatencyMaxNs *int64 `parquet:"read_latency_max_ns,optional"`
 }
 
 // EventRow is one row of events.parquet: the common columns kind, ts_ns and
@@ -160,6 +171,9 @@ func FlowRowOf(f *analysis.FlowReport) FlowRow {
 		FirstTsNs: f.FirstTsNs, LastTsNs: f.LastTsNs, FirstTs: f.FirstTsNs, LastTs: f.LastTsNs,
 		PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.Retransmitted,
 		NAKs: f.NAKs, RNRNAKs: f.RNRNAKs, ECNCE: f.ECNCE, CNPs: f.CNPs, CNPsReceived: f.CNPsReceived,
+		AckLatencyCount: f.AckLatencyCount, AckLatencyP50Ns: f.AckLatencyP50Ns, AckLatencyP99Ns: f.AckLatencyP99Ns,
+		AckLatencyMaxNs: f.AckLatencyMaxNs, ReadLatencyCount: f.ReadLatencyCount, ReadLatencyP50Ns: f.ReadLatencyP50Ns,
+		ReadLatencyP99Ns: f.ReadLatencyP99Ns, ReadLatencyMaxNs: f.ReadLatencyMaxNs,
 	}
 }
 

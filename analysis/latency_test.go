@@ -180,3 +180,23 @@ func TestPMTUMismatchFinding(t *testing.T) {
 		}
 	}
 }
+
+// selectRank over several sets equals the sorted union's element, for
+// every rank, on values with ties, spread over a wide range (several
+// passes) and a narrow one.
+func TestSelectRank(t *testing.T) {
+	sets := [][]int64{{5, 1 << 40, 7, 7}, {0, 3, 1<<40 + 1}, {7, 123456789}}
+	union := []int64{0, 3, 5, 7, 7, 7, 123456789, 1 << 40, 1<<40 + 1} // sorted by hand
+	cnt := make([]int, selectBuckets)
+	for r := 1; r <= len(union); r++ {
+		if got := selectRank(sets, r, 0, 1<<40+1, cnt); got != union[r-1] {
+			t.Errorf("rank %d: %d, want %d", r, got, union[r-1])
+		}
+	}
+	// summarizeSets: 9 values, p50 = ceil(4.5) = 5th = 7, p99 = ceil(8.91) = 9th.
+	s, _ := summarizeSets(sets, nil)
+	want := LatencySummary{Count: 9, MinNs: 0, P50Ns: 7, P99Ns: 1<<40 + 1, MaxNs: 1<<40 + 1}
+	if s != want {
+		t.Errorf("summary %+v, want %+v", s, want)
+	}
+}

@@ -2,6 +2,10 @@ package export
 
 import (
 	"fmt"
+	"strings"
+
+	kzstd "github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/rocetrace/rocetrace/flows"
 )
@@ -31,9 +35,49 @@ type latencyTable struct {
 	err error // the first error: later samples are dropped, Finish returns it
 }
 
+// latencyRowGroupRows bounds latency.parquet's row groups: its writer
+// lives while the capture is read, next to packets.parquet's, and
+// parquet-go holds a whole row group in memory (at most 32768 rows, ~2 MB,
+// instead of DefaultRowGroupRows).
+const latencyRowGroupRows = 32 << 10
+
+// latencyZstdWindow is the zstd window of latency.parquet's pages: zstd's
+// fastest level with a 256 KiB window (as packets.parquet's pages,
+// export/internal/colenc) instead of parquet-go's default encoder, whose
+// 8 MiB window costs a 16 MiB history buffer for the whole export.
+const latencyZstdWindow = 256 << 10
+
+// smallZstd is a zstd codec with a small window (see latencyZstdWindow).
+type smallZstd struct {
+	zstd.Codec // String, CompressionCodec and Decode
+	enc        *kzstd.Encoder
+}
+
+// Encode compresses src into dst[:0].
+func (c *smallZstd) Encode(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst[:0]), nil
+}
+
 func openLatency(path string, opts Options) (*latencyTable, error) {
-	af, w, err := openTable[LatencyRow](path, TableLatency, opts)
+	wo := writerOptions(TableLatency, opts)
+	if wo.RowGroupRows <= 0 || wo.RowGroupRows > latencyRowGroupRows {
+		wo.RowGroupRows = latencyRowGroupRows
+	}
+	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
+		enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
+			kzstd.WithWindowSize(latencyZstdWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+		if err != nil {
+			return nil, fmt.Errorf("zstd encoder: %w", err)
+		}
+		wo.codec = &smallZstd{enc: enc}
+	}
+	af, err := createAtomic(path, opts.Force)
 	if err != nil {
+		return nil, err
+	}
+	w, err := NewWriter[LatencyRow](af, wo)
+	if err != nil {
+		af.abort()
 		return nil, err
 	}
 	return &latencyTable{af: af, w: w}, nil

@@ -57,7 +57,12 @@
 //	nak                         warning  NAKs below the storm threshold (message lists the code names)
 //	rnr_nak_storm               warning  >= StormCount RNR NAKs on one flow within StormWindowNs
 //	rnr_nak                     info     RNR NAKs below the storm threshold
-//	retransmission_timeout      warning  replay episodes with after_nak_ns null (requester timeout)
+//	retransmission_timeout      warning  replay episodes with after_nak_ns null (requester timeout);
+//	                                     timeout_k = smallest k in 0..31 with 4.096 µs x 2^k >= idle_ns
+//	                                     (the shortest idle of the flow's timeouts; null when none is)
+//	pmtu_mismatch               error    psn_conflict events on a flow: the message names, from its
+//	                                     first one, the PMTUs m with ceil(L/m) = sender_span
+//	                                     (requester) and = read_span (responder)
 //	pause_storm                 error    a PFC/PAUSE episode longer than PauseStormNs (100 ms)
 //	pause_priority_without_roce warning  PFC frames for a priority that no RoCE frame (data or CNP)
 //	                                     used as VLAN PCP; only judged when some RoCE frames are tagged
@@ -126,7 +131,9 @@
 // WriteText prints the capture summary (with kernel drops for a live
 // capture), the flows (those with gaps, replays,
 // NAKs, CE marks or CNPs received first; at most TextOptions.MaxFlows, 50 by
-// default), CNP latency in µs, the DCQCN reaction (flows with
+// default), CNP latency in µs, response latency (ack, read, read_first,
+// atomic: count, p50, p99, max in µs, and one line saying that the times
+// are measured at the capture point), the DCQCN reaction (flows with
 // cc_reaction_cnps > 0: cc_no_reaction flows first, at most 20, with their
 // median ratio), PFC per source MAC and priority (share =
 // paused_ns over the capture's duration) and the findings. Durations are

@@ -14,11 +14,12 @@ import (
 // TargetFlow, ECNToCNPNs, Priority), which may be nil for their kind:
 //
 //	psn_gap:        ExpectedPSN, PSN, Missing
-//	retransmission: PSN, Packets, AfterNAKNs|null
+//	retransmission: PSN, Packets, AfterNAKNs|null, IdleNs, SinceOriginalNs|null
 //	nak:            PSN, Code, Name, TargetFlow|null
 //	rnr_nak:        PSN, Timer, TimerNs, TargetFlow|null
 //	cnp:            TargetFlow|null, ECNToCNPNs|null, RateBeforeBps|null, RateAfterBps|null
 //	pause:          SrcMAC, Priority|null, EndNs, DurationNs, Frames (Flow null)
+//	psn_conflict:   PSN, OpcodeName, ReadPSN, ReadSpan, SenderSpan
 //
 // MarshalJSON writes exactly the kind's fields, in that order, with null
 // for nil nullable fields. The pointer fields map to nullable columns.
@@ -49,9 +50,15 @@ type EventReport struct {
 	RateAfterBps  *int64 `json:"rate_after_bps,omitempty"`
 	// hop_loss (capture points): the hop's points and the lost frame's
 	// opcode name (its PSN is PSN).
-	From       *string `json:"from,omitempty"`
-	To         *string `json:"to,omitempty"`
-	OpcodeName *string `json:"opcode_name,omitempty"`
+	From *string `json:"from,omitempty"`
+	To   *string `json:"to,omitempty"`
+	// Stall and PSN-conflict fields (issue 13).
+	IdleNs          *int64  `json:"idle_ns,omitempty"`
+	SinceOriginalNs *int64  `json:"since_original_ns,omitempty"`
+	OpcodeName      *string `json:"opcode_name,omitempty"`
+	ReadPSN         *uint32 `json:"read_psn,omitempty"`
+	ReadSpan        *int64  `json:"read_span,omitempty"`
+	SenderSpan      *int64  `json:"sender_span,omitempty"`
 }
 
 // eventArena hands out the values EventReport's pointer fields point to
@@ -153,6 +160,13 @@ func (a *eventArena) eventReport(e *flows.Event) EventReport {
 		if e.HasAfterNAK {
 			r.AfterNAKNs = a.int64(e.AfterNAKNs)
 		}
+		r.IdleNs = a.int64(e.IdleNs)
+		if e.HasSinceOriginal {
+			r.SinceOriginalNs = a.int64(e.SinceOriginalNs)
+		}
+	case flows.EventPSNConflict:
+		r.PSN, r.OpcodeName = a.uint32(uint32(e.PSN)), ptr(decode.Opcode(e.Opcode).String())
+		r.ReadPSN, r.ReadSpan, r.SenderSpan = a.uint32(uint32(e.ReadPSN)), a.int64(int64(e.ReadSpan)), a.int64(e.SenderSpan())
 	case flows.EventNAK:
 		r.PSN, r.Code, r.Name, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code), a.nakName(e.Code), a.flowID(e.Target)
 	case flows.EventRNRNAK:
@@ -258,6 +272,8 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 		u32("psn", e.PSN)
 		i64("packets", e.Packets)
 		i64("after_nak_ns", e.AfterNAKNs)
+		i64("idle_ns", e.IdleNs)
+		i64("since_original_ns", e.SinceOriginalNs)
 	case "nak":
 		u32("psn", e.PSN)
 		u8("code", e.Code)
@@ -289,6 +305,12 @@ func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
 		str("to", e.To)
 		u32("psn", e.PSN)
 		str("opcode_name", e.OpcodeName)
+	case "psn_conflict":
+		u32("psn", e.PSN)
+		str("opcode_name", e.OpcodeName)
+		u32("read_psn", e.ReadPSN)
+		i64("read_span", e.ReadSpan)
+		i64("sender_span", e.SenderSpan)
 	}
 	if indent {
 		b = append(b, evIndentClose...)

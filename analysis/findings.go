@@ -55,6 +55,7 @@ type flowEvents struct {
 	firstNAKTsNs     int64
 	firstRNRTsNs     int64
 	firstRNRTimerNs  int64
+	minTimeoutIdle   int64 // shortest idle_ns of the timeouts (timeouts > 0)
 }
 
 func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
@@ -89,7 +90,9 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 				fe := get(e.Flow)
 				if fe.timeouts == 0 {
 					fe.firstTimeoutPSN, fe.firstTimeoutTsNs = uint32(e.PSN), e.TsNs
+					fe.minTimeoutIdle = e.IdleNs
 				}
+				fe.minTimeoutIdle = min(fe.minTimeoutIdle, e.IdleNs)
 				fe.timeouts++
 				fe.timeoutPackets += e.Packets
 			}
@@ -205,6 +208,7 @@ func findings(t *flows.Table, r *Report, opts Options, cc map[*flows.Flow]*ccFlo
 	fd.qos(&m)
 	fd.pfc(&m)
 	fd.capture()
+	fd.pmtuMismatch()
 	sortFindings(t, fd.out)
 	if fd.out == nil {
 		return []Finding{}

@@ -18,10 +18,13 @@ func (fd *finder) loss(lossless uint16) {
 		fd.naks(f, fe)
 		fd.rnrNAKs(f, fe)
 		if fe.timeouts > 0 {
+			k, tail := timeoutDetail(fe.minTimeoutIdle)
 			fd.add(SeverityWarning, CodeRetransmissionTimeout, f,
-				"%s (%s) with no NAK before them: requester timeout; first at %s from PSN %d",
+				"%s (%s) with no NAK before them: requester timeout; first at %s from PSN %d%s",
 				plural(int64(fe.timeouts), "replay"), plural(fe.timeoutPackets, "packet"),
-				fmtTs(fe.firstTimeoutTsNs, fd.c.FirstTsNs), fe.firstTimeoutPSN)
+				fmtTs(fe.firstTimeoutTsNs, fd.c.FirstTsNs), fe.firstTimeoutPSN, tail)
+			last := &fd.out[len(fd.out)-1]
+			last.TimeoutK, last.IdleNs = k, ptr(fe.minTimeoutIdle)
 		}
 	}
 }

@@ -26,6 +26,8 @@ type Report struct {
 	// and left nil otherwise: WriteJSON then writes neither member.
 	Points []PointReport `json:"points,omitempty"`
 	Hops   []HopReport   `json:"hops,omitempty"`
+	// Latency summarises the response-latency samples (latency.go).
+	Latency LatencyReport `json:"latency"`
 }
 
 // CaptureSummary holds the capture-wide counters (contract "Counting").
@@ -88,6 +90,16 @@ type FlowReport struct {
 	// their rate_after_bps / rate_before_bps (null when there are none).
 	CCReactionCNPs int64    `json:"cc_reaction_cnps"`
 	CCRateRatioP50 *float64 `json:"cc_rate_ratio_p50"`
+	// Response latency of the samples this flow is the request flow of
+	// (latency.go); the percentiles are null when the count is 0.
+	AckLatencyCount  int64  `json:"ack_latency_count"`
+	AckLatencyP50Ns  *int64 `json:"ack_latency_p50_ns"`
+	AckLatencyP99Ns  *int64 `json:"ack_latency_p99_ns"`
+	AckLatencyMaxNs  *int64 `json:"ack_latency_max_ns"`
+	ReadLatencyCount int64  `json:"read_latency_count"`
+	ReadLatencyP50Ns *int64 `json:"read_latency_p50_ns"`
+	ReadLatencyP99Ns *int64 `json:"read_latency_p99_ns"`
+	ReadLatencyMaxNs *int64 `json:"read_latency_max_ns"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -130,6 +142,11 @@ type Finding struct {
 	Code     string   `json:"code"`
 	Message  string   `json:"message"`
 	Flow     *string  `json:"flow"`
+	// TimeoutK and IdleNs are set on retransmission_timeout findings only:
+	// the smallest QP timeout attribute k with 4.096 µs x 2^k >= IdleNs,
+	// the shortest idle_ns of the flow's timeouts.
+	TimeoutK *int   `json:"timeout_k"`
+	IdleNs   *int64 `json:"idle_ns"`
 }
 
 // Options tunes Build. Zero values take the defaults.
@@ -208,6 +225,7 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	}
 	cc := ccReactions(t)
 	setCCReaction(t, &r, cc)
+	r.Latency = latencyReport(t)
 	r.Findings = findings(t, &r, opts, cc)
 	return r
 }
@@ -228,6 +246,7 @@ func flowReport(f *flows.Flow) FlowReport {
 	if p := f.Peer(); p != nil {
 		fr.Peer = ptr(p.ID())
 	}
+	addFlowLatency(&fr, f)
 	return fr
 }
 
@@ -370,6 +389,8 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 		jw.member("hops", false)
 		jw.array(r.Hops == nil, len(r.Hops), func(i int) { jw.elem(r.Hops[i]) })
 	}
+	jw.member("latency", false)
+	jw.value(r.Latency)
 	if indent {
 		jw.raw("\n")
 	}

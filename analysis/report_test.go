@@ -263,7 +263,7 @@ func TestSeverityJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if w := `{"severity":"` + want + `","code":"nak","message":"","flow":null}`; string(b) != w {
+		if w := `{"severity":"` + want + `","code":"nak","message":"","flow":null,"timeout_k":null,"idle_ns":null}`; string(b) != w {
 			t.Errorf("%q: got %s, want %s", sev, b, w)
 		}
 	}

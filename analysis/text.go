@@ -58,6 +58,7 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	tx.flows(r.Flows, opts.MaxFlows)
 	tx.latency(r.CNPLatency)
 	tx.ccReaction(&r)
+	tx.responseLatency(r.Latency)
 	tx.pfc(r.PFC, r.Capture.LastTsNs-r.Capture.FirstTsNs)
 	if len(r.Points) > 0 { // capture points (--point)
 		tx.points(&r)

@@ -49,7 +49,7 @@ func TestWriteFileNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A capture-wide finding: flow is null, an empty last cell.
-	if want := "severity,code,message,flow\ninfo,x,m,\n"; b.String() != want {
+	if want := "severity,code,message,flow,timeout_k,idle_ns\ninfo,x,m,,,\n"; b.String() != want {
 		t.Errorf("findings.csv = %q, want %q", b.String(), want)
 	}
 	if err := WriteFile(&b, "nope.csv", r); err == nil {

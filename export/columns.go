@@ -64,7 +64,7 @@ const (
 	i32CMLocalCommID
 	i32CMRemoteCommID
 	i32CMLocalQPN
-	i32Point // capture point (--point)
+	i32Point  // capture point (--point)
 	i32Events // the events mask (a set column)
 	numI32
 )

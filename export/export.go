@@ -31,19 +31,20 @@ const (
 	TablePFC     = "pfc"
 )
 
-// Tables lists the four tables in the order they are written.
-var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC}
+// Tables lists the tables in the order they are written.
+var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC, TableLatency}
 
 // Paths are the output files of one export, one per table.
 type Paths struct {
 	Packets, Flows, Events, PFC string
 	// Points and Hops, with capture points (WithPoints): written when set.
 	Points, Hops string
+	Latency      string // latency.parquet (issue 13)
 }
 
 // List returns the paths in table order.
 func (p Paths) List() []string {
-	l := []string{p.Packets, p.Flows, p.Events, p.PFC}
+	l := []string{p.Packets, p.Flows, p.Events, p.PFC, p.Latency}
 	if p.Points != "" {
 		l = append(l, p.Points, p.Hops)
 	}
@@ -51,10 +52,11 @@ func (p Paths) List() []string {
 }
 
 // FilePaths returns the contract's layout: DIR/packets.parquet,
-// DIR/flows.parquet, DIR/events.parquet and DIR/pfc.parquet.
+// DIR/flows.parquet, DIR/events.parquet, DIR/pfc.parquet and
+// DIR/latency.parquet.
 func FilePaths(dir string) Paths {
 	f := func(t string) string { return filepath.Join(dir, t+".parquet") }
-	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC)}
+	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC), Latency: f(TableLatency)}
 }
 
 // PartitionPaths returns the hive-style layout for one capture:
@@ -64,7 +66,7 @@ func FilePaths(dir string) Paths {
 func PartitionPaths(dir, capture string) Paths {
 	v := "capture=" + PartitionValue(filepath.Base(capture))
 	f := func(t string) string { return filepath.Join(dir, t, v, "part-0.parquet") }
-	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC)}
+	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC), Latency: f(TableLatency)}
 }
 
 // PartitionValue escapes a partition value the way Hive and Spark do
@@ -117,6 +119,8 @@ type Export struct {
 	openErr error // the first small table that could not be created
 	pktDone bool  // FinishPackets was called
 	pktErr  error // and returned this
+
+	lat *latencyTable // latency.parquet, streamed (Latency); nil once in temps
 }
 
 // Create checks that no output file exists (unless opts.Force) and opens
@@ -141,6 +145,10 @@ func Create(paths Paths, files []string, opts Options) (*Export, error) {
 		return nil, err
 	}
 	e.pkt, e.pw = af, w
+	if e.lat, err = openLatency(paths.Latency, opts); err != nil {
+		e.Abort()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -222,9 +230,10 @@ func (e *Export) finishPackets(c *analysis.CaptureSummary) error {
 }
 
 // Finish writes flows.parquet, events.parquet and pfc.parquet from r,
-// completes packets.parquet (see FinishPackets) and renames all four into
-// place. It returns the files that are complete in place: all four, or on
-// error those renamed before it (the others are removed).
+// completes packets.parquet (see FinishPackets) and latency.parquet (its
+// rows came from Latency while the capture was read) and renames all five
+// into place. It returns the files that are complete in place: all five, or
+// on error those renamed before it (the others are removed).
 //
 // ctx is checked between the tables and before every rename: once it has
 // ended, nothing more is renamed, the files renamed before are removed, and
@@ -271,6 +280,11 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 			return nil, fmt.Errorf("export interrupted: %w", err)
 		}
 	}
+	w, err := e.finishLatency()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, w)
 	for i, af := range e.temps {
 		if err := ctx.Err(); err != nil {
 			for _, done := range e.temps[:i] {
@@ -321,6 +335,9 @@ func (e *Export) Abort() {
 	}
 	for _, af := range e.temps {
 		af.abort()
+	}
+	if e.lat != nil {
+		e.lat.af.abort()
 	}
 }
 

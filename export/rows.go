@@ -112,6 +112,16 @@ type FlowRow struct {
 	// DCQCN reaction (issue 17).
 	CCReactionCNPs int64    `parquet:"cc_reaction_cnps"`
 	CCRateRatioP50 *float64 `parquet:"cc_rate_ratio_p50,optional"`
+	// Response latency of the samples the flow is the request flow of
+	// (issue 13); the percentiles are null when the count is 0.
+	AckLatencyCount  int64  `parquet:"ack_latency_count"`
+	AckLatencyP50Ns  *int64 `parquet:"ack_latency_p50_ns,optional"`
+	AckLatencyP99Ns  *int64 `parquet:"ack_latency_p99_ns,optional"`
+	AckLatencyMaxNs  *int64 `parquet:"ack_latency_max_ns,optional"`
+	ReadLatencyCount int64  `parquet:"read_latency_count"`
+	ReadLatencyP50Ns *int64 `parquet:"read_latency_p50_ns,optional"`
+	ReadLatencyP99Ns *int64 `parquet:"read_latency_p99_ns,optional"`
+	ReadLatencyMaxNs *int64 `parquet:"read_latency_max_ns,optional"`
 }
 
 // EventRow is one row of events.parquet: the common columns kind, ts_ns and
@@ -143,9 +153,15 @@ type EventRow struct {
 	RateBeforeBps *int64 `parquet:"rate_before_bps,optional"`
 	RateAfterBps  *int64 `parquet:"rate_after_bps,optional"`
 	// hop_loss (capture points)
-	From       *string `parquet:"from,optional,dict"`
-	To         *string `parquet:"to,optional,dict"`
-	OpcodeName *string `parquet:"opcode_name,optional,dict"`
+	From *string `parquet:"from,optional,dict"`
+	To   *string `parquet:"to,optional,dict"`
+	// Stall and PSN-conflict columns (issue 13).
+	IdleNs          *int64  `parquet:"idle_ns,optional"`
+	SinceOriginalNs *int64  `parquet:"since_original_ns,optional"`
+	OpcodeName      *string `parquet:"opcode_name,optional,dict"`
+	ReadPSN         *uint32 `parquet:"read_psn,optional"`
+	ReadSpan        *int64  `parquet:"read_span,optional"`
+	SenderSpan      *int64  `parquet:"sender_span,optional"`
 }
 
 // PFCRow is one row of pfc.parquet: the pause history of one (source MAC,
@@ -170,6 +186,9 @@ func FlowRowOf(f *analysis.FlowReport) FlowRow {
 		PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.Retransmitted,
 		NAKs: f.NAKs, RNRNAKs: f.RNRNAKs, ECNCE: f.ECNCE, CNPs: f.CNPs, CNPsReceived: f.CNPsReceived,
 		CCReactionCNPs: f.CCReactionCNPs, CCRateRatioP50: f.CCRateRatioP50,
+		AckLatencyCount: f.AckLatencyCount, AckLatencyP50Ns: f.AckLatencyP50Ns, AckLatencyP99Ns: f.AckLatencyP99Ns,
+		AckLatencyMaxNs: f.AckLatencyMaxNs, ReadLatencyCount: f.ReadLatencyCount, ReadLatencyP50Ns: f.ReadLatencyP50Ns,
+		ReadLatencyP99Ns: f.ReadLatencyP99Ns, ReadLatencyMaxNs: f.ReadLatencyMaxNs,
 	}
 }
 
@@ -182,7 +201,9 @@ func EventRowOf(e *analysis.EventReport) EventRow {
 		TargetFlow: e.TargetFlow, ECNToCNPNs: e.ECNToCNPNs, SrcMAC: e.SrcMAC,
 		EndNs: e.EndNs, DurationNs: e.DurationNs, Frames: e.Frames,
 		RateBeforeBps: e.RateBeforeBps, RateAfterBps: e.RateAfterBps,
-		From: e.From, To: e.To, OpcodeName: e.OpcodeName,
+		From: e.From, To: e.To,
+		IdleNs: e.IdleNs, SinceOriginalNs: e.SinceOriginalNs, OpcodeName: e.OpcodeName,
+		ReadPSN: e.ReadPSN, ReadSpan: e.ReadSpan, SenderSpan: e.SenderSpan,
 	}
 	if e.Priority != nil {
 		p := uint8(*e.Priority)

@@ -47,6 +47,8 @@ type WriterOptions struct {
 	Compression  string            // see Codec; "" = zstd
 	RowGroupRows int64             // rows per row group; 0 = DefaultRowGroupRows
 	Metadata     map[string]string // key/value metadata stored in the footer
+
+	codec compress.Codec // when set, used instead of Compression's codec
 }
 
 // Writer writes rows of type T, a struct with parquet tags, to one Parquet
@@ -66,6 +68,9 @@ func NewWriter[T any](w io.Writer, opts WriterOptions) (*Writer[T], error) {
 	codec, err := Codec(opts.Compression)
 	if err != nil {
 		return nil, err
+	}
+	if opts.codec != nil {
+		codec = opts.codec
 	}
 	rg := opts.RowGroupRows
 	if rg <= 0 {

@@ -47,6 +47,9 @@ func (t *Table) Clone() *Table {
 				reads := *nc.reads
 				nc.reads = &reads
 			}
+			if nc.lat != nil {
+				nc.lat = nc.lat.clone()
+			}
 			nf.cold = &nc
 		}
 		c.order[i] = nf

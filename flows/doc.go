@@ -11,8 +11,9 @@
 // A flow that saw one packet costs about 380 bytes (the Flow, its id and its
 // index slot); what only some flows need (the ring of recent requests, READ
 // state, replays, READ responses, pairing votes, CE marks, more than one
-// source port) is made on first need. A stored event is 112 bytes.
-// TestMemoryPerFlowAndEvent holds the bounds (400 and 128 bytes). The table
+// source port, the request memory of latency.go) is made on first need. A
+// stored event is 136 bytes. TestMemoryPerFlowAndEvent holds the bounds
+// (400 and 152 bytes). The table
 // holds at most Config.MaxFlows flows (DefaultMaxFlows; --max-flows): a
 // frame that would start a flow beyond it belongs to none, Observe returns
 // nil for it, and FlowsDropped counts it (the capture counters still count
@@ -80,6 +81,65 @@
 // after the start of the flow's previous replay episode (a NAK already
 // answered by a replay does not explain a later one: that one is a
 // timeout, null). It is computed in Finish, with the final pairing.
+//
+// # Latency samples
+// The contract's ack, read, read_first and atomic samples (LatencySample,
+// Flow.Latencies, Config.LatencySink) come from a request memory per flow
+// (latency.go), in the flow's cold state: the request packets that moved
+// the flow's PSN forward (and psn_conflict requests), in PSN order, each
+// with its time, kind (SEND/WRITE, READ with its DMA length, atomic,
+// other) and flags (replayed, READ First / Last seen, atomic answered).
+//
+//   - The flow's first request is held by req.first/req.ts0 only; the
+//     memory is made at the second request (or at the first response or
+//     replay that needs it), with the first request in it: its opcode is
+//     not kept, so it is taken as a READ when the READ ring says so, else as
+//     whatever kind its response names (an ACK counts it as a SEND/WRITE,
+//     an ATOMIC ACKNOWLEDGE as an atomic). This keeps one-packet flows at
+//     their issue-12 size.
+//   - The ring starts at 4 entries. When it is full, entries answered are
+//     dropped from its old end (SEND/WRITE and others: PSN <= the highest PSN
+//     an ACK on the peer named, cumulative; READ: its Last/Only response
+//     seen or a later PSN acked; atomic: its ATOMIC ACKNOWLEDGE seen or a
+//     later PSN acked); then it doubles, up to 1024 entries once the flow is
+//     paired (32 while it is not: a flow whose responses are not in the
+//     capture stays small); then the oldest entry is forgotten. So the
+//     latest 1024 unanswered requests of a paired flow are always there.
+//     UD flows keep none.
+//   - Lookups are binary searches by PSN. A READ Response belongs to the
+//     latest READ at or before its PSN (up to 8 entries back, past
+//     psn_conflict requests) whose range holds it: ceil(L/PMTU) at the
+//     PMTU the psn_gap rules know (PMTUFor), ceil(L/256) while unknown.
+//   - Karn's rule: a request PSN behind the expected one (a replay) marks
+//     its entry replayed; one inside a remembered READ's range (a re-read)
+//     marks that READ. Such entries give no sample, and neither does a
+//     request stamped after its response.
+//   - ack: an ACKNOWLEDGE with an ACK syndrome on F whose PSN is ahead of
+//     the highest PSN an earlier one on F named (tracked also before F is
+//     paired; the first one counts). Tried after pairing, so the ACK that
+//     pairs gives a sample. read_first / read: the first READ Response
+//     First/Only with the READ's PSN, the first Last/Only in its range.
+//   - The values (latency ns) are kept per request flow and kind, in the
+//     order taken, for exact percentiles; the full sample goes to
+//     Config.LatencySink only (export streams latency.parquet from it).
+//
+// # Stalls and PSN conflicts
+//
+// A retransmission's IdleNs is the replay's time minus the flow's latest
+// earlier request packet (the recent ring, replays included);
+// SinceOriginalNs is the replay's time minus the remembered entry with
+// that exact BTH PSN: null (HasSinceOriginal false) when the PSN was never
+// seen (lost) or has left the memory (answered and dropped, forgotten at
+// the 1024 cap, or a first replay that moved no PSN forward: replays make
+// no entries, so a second replay of a lost PSN is null too).
+//
+// A request that is not a READ Request, behind the expected PSN, outside a
+// replay episode, whose PSN is in [r+1, r+n-1] of the flow's latest READ r
+// when that READ is also the flow's latest request, is a psn_conflict
+// (Event fields PSN, Opcode, ReadPSN, ReadSpan, SenderPMTUs,
+// ResponderPMTUs): n is the span a READ Response Last/Only revealed, else
+// ceil(L/PMTU); with the PMTU unknown (PMTUFor 0) there is none. The
+// expected PSN becomes psn + 1 and the request is remembered.
 //
 // # Pairing (peer)
 //
@@ -160,7 +220,7 @@
 //
 // Finish sorts events by ts_ns, then flow (first-seen order; pause events
 // after flow events), then kind (psn_gap, retransmission, nak, rnr_nak, cnp,
-// pause), then discovery order. A retransmission's ts_ns is its first
+// pause, psn_conflict), then discovery order. A retransmission's ts_ns is its first
 // replayed packet; a psn_gap's is the packet that revealed it.
 //
 // # The events of a frame

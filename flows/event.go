@@ -11,16 +11,15 @@ const (
 	EventRNRNAK
 	EventCNP
 	EventPause
+	EventPSNConflict // a request numbered inside the flow's latest READ's range (PMTU mismatch)
 
 	// EventHopLoss is a frame lost between two capture points (package
-	// points; analysis makes these events, the table never does). It is
-	// EventPause + 2: EventPSNConflict (another branch) takes
-	// EventPause + 1; to be reconciled when both are merged.
-	EventHopLoss = EventPause + 2
+	// points; analysis makes these events, the table never does).
+	EventHopLoss
 )
 
 // String returns the contract name: "psn_gap", "retransmission", "nak",
-// "rnr_nak", "cnp" or "pause".
+// "rnr_nak", "cnp", "pause" or "psn_conflict".
 func (k EventKind) String() string {
 	switch k {
 	case EventPSNGap:
@@ -37,6 +36,8 @@ func (k EventKind) String() string {
 		return "pause"
 	case EventHopLoss:
 		return "hop_loss"
+	case EventPSNConflict:
+		return "psn_conflict"
 	}
 	return "unknown"
 }
@@ -45,11 +46,14 @@ func (k EventKind) String() string {
 // depends on Kind:
 //
 //	psn_gap:        ExpectedPSN, PSN, Missing
-//	retransmission: PSN (first replayed), Packets, AfterNAKNs if HasAfterNAK
+//	retransmission: PSN (first replayed), Packets, AfterNAKNs if HasAfterNAK,
+//	                IdleNs, SinceOriginalNs if HasSinceOriginal
 //	nak:            PSN, Code (NAK code), Target
 //	rnr_nak:        PSN, Code (RNR timer code), TimerNs, Target
 //	cnp:            Target, ECNToCNPNs if HasECNToCNP, RateBeforeBps if HasRateBefore, RateAfterBps if HasRateAfter
 //	pause:          SrcMAC, Priority (-1: 802.3x whole link), EndNs, DurationNs, Frames
+//	psn_conflict:   PSN, Opcode, ReadPSN, ReadSpan (sender_span: SenderSpan),
+//	                SenderPMTUs, ResponderPMTUs
 //
 // Flow is the flow of the packet that shows the event (nil for pause);
 // Target is nil when unknown.
@@ -89,4 +93,20 @@ type Event struct {
 	HasRateAfter  bool
 	RateBeforeBps int64
 	RateAfterBps  int64
+	// Latency and PSN-conflict fields (issue 13), appended: with the DCQCN
+	// rates the Event grows from 112 to 160 bytes.
+	IdleNs           int64 // retransmission: replay time - the flow's latest earlier request packet
+	SinceOriginalNs  int64 // retransmission: replay time - first time the flow sent that PSN
+	ReadPSN          PSN   // psn_conflict: the READ Request's PSN
+	ReadSpan         int32 // psn_conflict: PSNs the READ took (responses, else the PMTU)
+	Opcode           uint8 // psn_conflict: the conflicting request's BTH opcode (decode.Opcode)
+	HasSinceOriginal bool  // SinceOriginalNs is set
+	// SenderPMTUs and ResponderPMTUs (psn_conflict) have bit i set when the
+	// PMTU 256<<i (i = 0..4) gives ceil(L/PMTU) equal to SenderSpan resp.
+	// ReadSpan, L the READ's DMA length.
+	SenderPMTUs    uint8
+	ResponderPMTUs uint8
 }
+
+// SenderSpan returns a psn_conflict's sender_span: PSN - ReadPSN.
+func (e *Event) SenderSpan() int64 { return e.PSN.Diff(e.ReadPSN) }

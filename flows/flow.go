@@ -107,6 +107,12 @@ type flowCold struct {
 	// latest CNP that targets this flow.
 	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
 	ccCount   int // request packets seen since it
+	// lat is the request memory and latency values (latency.go), made on
+	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
+	// this flow named (hasAck: there was one).
+	lat     *latState
+	ackHigh PSN
+	hasAck  bool
 }
 
 // more returns f's cold state, made on first need.

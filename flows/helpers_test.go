@@ -139,6 +139,8 @@ func compact(tb *Table) []ev {
 		switch e.Kind {
 		case EventPSNGap:
 			c.Expected, c.N = uint32(e.ExpectedPSN), e.Missing
+		case EventPSNConflict:
+			c.Expected, c.N = uint32(e.ReadPSN), int64(e.ReadSpan)
 		case EventRetransmission:
 			c.N = e.Packets
 			if e.HasAfterNAK {

@@ -21,9 +21,11 @@ func TestReadRequestSpan(t *testing.T) {
 		// At 4096 the READ ends at 12: a request at 20 skips 13..19 = 7 PSNs.
 		{"pmtu4096 next20", Config{PMTU: 4096}, 20, []ev{
 			{Kind: "psn_gap", Ts: 2000, Flow: idAB11, Expected: 13, PSN: 20, N: 7, Extra: -1}}},
-		// At 1024 the READ ends at 19: a request at 13 is behind: replay.
+		// At 1024 the READ ends at 19: a WRITE at 13, the next request,
+		// lies inside [11, 19]: a psn_conflict (read_psn 10, read_span 10),
+		// not a replay.
 		{"pmtu1024 next13", Config{PMTU: 1024}, 13, []ev{
-			{Kind: "retransmission", Ts: 2000, Flow: idAB11, PSN: 13, N: 1, Extra: -1}}},
+			{Kind: "psn_conflict", Ts: 2000, Flow: idAB11, PSN: 13, Expected: 10, N: 10, Extra: -1}}},
 		// PMTU unknown (auto, nothing revealed it): the candidates for
 		// L = 10000 are ceil(10000/m) for m = 4096..256: 3, 5, 10, 20, 40.
 		// Any of them is accepted.

@@ -107,13 +107,20 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 	defer t.addRequest(f, psn, p)
 
 	d := psn.Diff(r.next)
+	if d < 0 && !r.inReplay && !isRead && t.psnConflict(f, p, psn) {
+		r.next = psn.Add(1)
+		t.remember(f, p, psn)
+		return
+	}
 	if r.inReplay {
 		if d < 0 {
 			c := f.cold
+			since, known := t.markReplayed(f, psn)
 			if psn.Diff(c.replayCursor) < 0 {
 				// Went back again: a new replay episode.
 				t.endReplay(f)
 				t.startReplay(f, psn, p.TsNs)
+				t.replayStall(f, p.TsNs, since, known)
 			} else {
 				c.replayPackets++
 			}
@@ -127,7 +134,9 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 		t.endReplay(f) // passed the high-water mark
 	}
 	if d < 0 {
+		since, known := t.markReplayed(f, psn)
 		t.startReplay(f, psn, p.TsNs)
+		t.replayStall(f, p.TsNs, since, known)
 		f.Retransmitted++
 		f.cold.replayCursor = psn.Add(1)
 		if isRead {
@@ -140,6 +149,7 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 		f.MissingPSNs += d
 		t.emit(Event{Kind: EventPSNGap, TsNs: p.TsNs, Flow: f, ExpectedPSN: r.next, PSN: psn, Missing: d})
 	}
+	t.remember(f, p, psn)
 	if !isRead {
 		r.next = psn.Add(1)
 		return
@@ -176,7 +186,11 @@ func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
 func (t *Table) endReplay(f *Flow) {
 	f.req.inReplay = false
 	c := f.cold
-	t.emit(Event{Kind: EventRetransmission, TsNs: c.replayTs, Flow: f, PSN: c.replayPSN, Packets: c.replayPackets})
+	e := Event{Kind: EventRetransmission, TsNs: c.replayTs, Flow: f, PSN: c.replayPSN, Packets: c.replayPackets}
+	if l := c.lat; l != nil {
+		e.IdleNs, e.SinceOriginalNs, e.HasSinceOriginal = l.replayIdle, l.replaySince, l.replayHasSince
+	}
+	t.emit(e)
 }
 
 // observeReadResponse pairs and checks READ Response PSNs against the READ
@@ -188,6 +202,7 @@ func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 	if q == nil {
 		return
 	}
+	t.latencyReadResponse(f, p, psn)
 	seq, e, ok := t.findRead(q, psn)
 	if !ok {
 		return

@@ -15,6 +15,10 @@ type Config struct {
 	// beyond it starts none and is counted in FlowsDropped. 0 means
 	// DefaultMaxFlows; a negative value, no limit.
 	MaxFlows int
+	// LatencySink, when not nil, receives every latency sample as it is
+	// taken (export writes latency.parquet from it). The table keeps only
+	// the values (Flow.Latencies).
+	LatencySink func(LatencySample)
 }
 
 // DefaultMaxFlows is the flow limit used when Config.MaxFlows is 0.
@@ -270,6 +274,12 @@ func (t *Table) observeAck(f *Flow, p *decode.Packet) {
 		t.tryPair(f, psn, p.TsNs, matchNAK)
 	} else {
 		t.tryPair(f, psn, p.TsNs, matchACK)
+	}
+	switch op := p.BTH.Opcode.Operation(); {
+	case op == decode.OpAtomicAcknowledge:
+		t.latencyAtomicAck(f, psn, p.TsNs)
+	case hasAETH && kind == decode.SyndromeACK:
+		t.latencyAck(f, psn, p.TsNs)
 	}
 	if !hasAETH {
 		return

@@ -228,7 +228,7 @@ func structure(r map[string]any) map[string]any {
 	for _, f := range r["flows"].([]any) {
 		m := map[string]any{}
 		for k, v := range f.(map[string]any) {
-			if k != "first_ts_ns" && k != "last_ts_ns" {
+			if k != "first_ts_ns" && k != "last_ts_ns" && !strings.HasSuffix(k, "_ns") { // latency percentiles too
 				m[k] = v
 			}
 		}
@@ -244,7 +244,7 @@ func structure(r map[string]any) map[string]any {
 		}
 		for k, v := range em {
 			switch k {
-			case "ts_ns", "after_nak_ns", "ecn_to_cnp_ns":
+			case "ts_ns", "after_nak_ns", "ecn_to_cnp_ns", "idle_ns", "since_original_ns":
 			default:
 				m[k] = v
 			}

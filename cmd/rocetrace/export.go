@@ -179,7 +179,9 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	// to the flow table and added to packets.parquet, whose pages are
 	// encoded on the export's own worker goroutine. An export error stops
 	// the reading.
-	e := engine.New(x.c.engine(in.Names()))
+	cfg := x.c.engine(in.Names())
+	cfg.Flows.LatencySink = ex.Latency // latency.parquet, streamed as samples are taken
+	e := engine.New(cfg)
 	t, names := e.Table(), in.Names()
 	var exErr error
 	err = e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {

@@ -58,9 +58,12 @@ func TestScenariosWorkedByHand(t *testing.T) {
 			{"ts_ns": T0 + 4_500, "flow": ba, "psn": 1003, "code": 0, "name": "PSN_SEQUENCE_ERROR", "target_flow": ab}}},
 		// The first pass ends at +8 µs (8 slots); +20 µs later, at +28 µs, A
 		// replays 1003..1007: 5 packets up to the high-water mark 1007;
-		// after_nak = 28 000 - 4 500 = 23 500 ns.
+		// after_nak = 28 000 - 4 500 = 23 500 ns; idle = 28 000 - 7 000
+		// (1007, the latest request before) = 21 000 ns; 1003 was lost, so
+		// the capture never saw it before: since_original null.
 		{"loss replay", synth.LossNAKReplay(), "retransmission", []map[string]any{
-			{"ts_ns": T0 + 28_000, "flow": ab, "psn": 1003, "packets": 5, "after_nak_ns": 23_500}}},
+			{"ts_ns": T0 + 28_000, "flow": ab, "psn": 1003, "packets": 5, "after_nak_ns": 23_500,
+				"idle_ns": 21_000, "since_original_ns": nil}}},
 		// CongestionCNP: message 1 starts at T0+100 µs CE-marked, CNP 12 µs
 		// later; message 2 at T0+200 µs, CNP 40 µs later. Message 4 of QP
 		// 0x200 is CE-marked and never answered (no event, a finding).

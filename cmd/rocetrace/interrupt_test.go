@@ -49,7 +49,7 @@ func (c *sigCountdown) Err() error {
 // output directory (nothing renamed, no temporary file), says where it
 // stopped and exits 130; some of those points are in the write phase,
 // after all 50 frames were read. With no interruption the export writes
-// its four files.
+// its files (one per table).
 func TestExportInterruptedEverywhere(t *testing.T) {
 	in := filepath.Join(testenv.RepoRoot(), sigCapture)
 	writePhase := false
@@ -60,7 +60,7 @@ func TestExportInterruptedEverywhere(t *testing.T) {
 		dir := t.TempDir()
 		code, out, errOut := expRun(newSigCountdown(n), "export", "-o", dir, in)
 		if code == exitOK {
-			if got := expFiles(t, dir); len(got) != 4 {
+			if got := expFiles(t, dir); len(got) != 5 {
 				t.Errorf("not interrupted: files %v", got)
 			}
 			break
@@ -82,7 +82,7 @@ func TestExportInterruptedEverywhere(t *testing.T) {
 
 // TestExportRemovesStale: an export removes the temporary files that a
 // killed export left (here one with a PID that no longer runs, one of the
-// older naming) and says so; it writes its four files.
+// older naming) and says so; it writes its files.
 func TestExportRemovesStale(t *testing.T) {
 	in := filepath.Join(testenv.RepoRoot(), sigCapture)
 	dir := t.TempDir()
@@ -111,7 +111,7 @@ func TestExportRemovesStale(t *testing.T) {
 			t.Errorf("%s: still there (%v)", p, err)
 		}
 	}
-	want := []string{"events.parquet", "flows.parquet", "packets.parquet", "pfc.parquet"}
+	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet"}
 	if got := expFiles(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("files %v, want %v", got, want)
 	}

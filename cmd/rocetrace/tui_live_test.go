@@ -99,6 +99,9 @@ func flowsOf(r *analysis.Report) []analysis.FlowReport {
 	out := append([]analysis.FlowReport(nil), r.Flows...)
 	for i := range out {
 		out[i].FirstTsNs, out[i].LastTsNs = 0, 0
+		// Latency values depend on the live replay's timing; the counts do not.
+		out[i].AckLatencyP50Ns, out[i].AckLatencyP99Ns, out[i].AckLatencyMaxNs = nil, nil, nil
+		out[i].ReadLatencyP50Ns, out[i].ReadLatencyP99Ns, out[i].ReadLatencyMaxNs = nil, nil, nil
 	}
 	return out
 }

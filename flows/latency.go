@@ -1,0 +1,414 @@
+package flows
+
+import (
+	"slices"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// LatencyKind is the kind of a response-latency sample (contract "Response
+// latency, throughput and stalls").
+type LatencyKind uint8
+
+// Latency sample kinds.
+const (
+	LatencyAck       LatencyKind = iota // ACK for a SEND / RDMA WRITE packet
+	LatencyRead                         // READ Request -> first READ Response Last/Only in its range
+	LatencyReadFirst                    // READ Request -> first READ Response First/Only with its PSN
+	LatencyAtomic                       // CMP_SWAP / FETCH_ADD -> first ATOMIC ACKNOWLEDGE with its PSN
+	NumLatencyKinds                     // the number of kinds
+)
+
+// String returns the contract name: "ack", "read", "read_first" or "atomic".
+func (k LatencyKind) String() string {
+	switch k {
+	case LatencyAck:
+		return "ack"
+	case LatencyRead:
+		return "read"
+	case LatencyReadFirst:
+		return "read_first"
+	case LatencyAtomic:
+		return "atomic"
+	}
+	return "unknown"
+}
+
+// LatencySample is one response-latency sample. Flow is the request flow;
+// PSN the request's PSN.
+type LatencySample struct {
+	Flow         *Flow
+	Kind         LatencyKind
+	PSN          PSN
+	RequestTsNs  int64
+	ResponseTsNs int64
+}
+
+// LatencyNs returns ResponseTsNs - RequestTsNs (never negative).
+func (s *LatencySample) LatencyNs() int64 { return s.ResponseTsNs - s.RequestTsNs }
+
+// Request memory bounds (see the package doc, "Latency").
+const (
+	reqMemStart    = 4    // first ring size
+	reqMemUnpaired = 32   // ring size cap while the flow has no peer
+	reqMemPaired   = 1024 // ring size cap once paired (the contract's "at least 1024")
+)
+
+// reqMem kinds and flags (the top byte of reqMem.psnFlags).
+const (
+	memOther     uint8 = iota // a request that no latency kind answers
+	memSendWrite              // SEND or RDMA WRITE packet: answered by ACKs
+	memRead                   // READ Request
+	memAtomic                 // CMP_SWAP or FETCH_ADD
+	memAny                    // the flow's first request, not a READ: its opcode is not kept (SEND/WRITE or atomic)
+	memKindMask  uint8 = 7
+
+	memReplayed  uint8 = 1 << 3 // seen again (replayed, or re-read inside its range)
+	memFirstDone uint8 = 1 << 4 // READ: a Response First/Only with its PSN seen
+	memDone      uint8 = 1 << 5 // READ: a Response Last/Only seen; atomic: its ATOMIC ACK seen
+	memHasLen    uint8 = 1 << 6 // READ: the RETH was whole (dmaLen valid)
+)
+
+// reqMem is one remembered request packet: the first time the flow sent a
+// PSN ahead of its high-water mark (or a psn_conflict request). 16 bytes:
+// the PSN in the low 24 bits of psnFlags, the flags in the top 8.
+type reqMem struct {
+	psnFlags uint32
+	dmaLen   uint32
+	ts       int64
+}
+
+func (e *reqMem) psn() PSN         { return PSN(e.psnFlags & psnMask) }
+func (e *reqMem) flags() uint8     { return uint8(e.psnFlags >> 24) }
+func (e *reqMem) kind() uint8      { return e.flags() & memKindMask }
+func (e *reqMem) set(f uint8)      { e.psnFlags |= uint32(f) << 24 }
+func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
+
+// latState is a flow's request memory (as a request flow) and the stall
+// figures of its open replay episode, made at the flow's second request
+// (flowCold.lat); the flow's first request is remembered by req.first and
+// req.ts0 until then. The latency values of the samples it is the request
+// flow of are in vals, made at the first sample.
+type latState struct {
+	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number
+	head, tail uint64
+
+	ackedTo  PSN // highest PSN an ACK on the peer named (cumulative: answers up to it)
+	hasAcked bool
+
+	replayHasSince bool
+	replayIdle     int64
+	replaySince    int64
+
+	vals *[NumLatencyKinds][]int64
+}
+
+// latReq returns f's request memory, made on first need with the flow's
+// first request in it (req.first, req.ts0: a READ when the READ ring's
+// first entry is that request, else memAny). f must have sent a request.
+func (f *Flow) latReq() *latState {
+	c := f.more()
+	if c.lat != nil {
+		return c.lat
+	}
+	l := new(latState)
+	c.lat = l
+	l.grow()
+	e := reqMem{psnFlags: uint32(f.req.first), ts: f.req.ts0}
+	if rd := f.read(0); rd != nil && rd.psn == f.req.first && rd.ts == f.req.ts0 {
+		e.set(memRead)
+		if rd.hasLen {
+			e.set(memHasLen)
+			e.dmaLen = rd.dmaLen
+		}
+	} else {
+		e.set(memAny)
+	}
+	l.ring[0] = e
+	l.head = 1
+	return l
+}
+
+// Latencies returns the latency values (ns) of the samples of kind k whose
+// request flow is f, in the order they were taken. The slice is owned by
+// the table.
+func (f *Flow) Latencies(k LatencyKind) []int64 {
+	if f.cold == nil || f.cold.lat == nil || f.cold.lat.vals == nil || k >= NumLatencyKinds {
+		return nil
+	}
+	return f.cold.lat.vals[k]
+}
+
+// memKind classifies a request opcode for the request memory.
+func memKind(op decode.Opcode) uint8 {
+	switch o := op.Operation(); {
+	case o <= decode.OpWriteOnlyImm, o == decode.OpSendLastInvalidate, o == decode.OpSendOnlyInvalidate:
+		return memSendWrite
+	case o == decode.OpReadRequest:
+		return memRead
+	case o == decode.OpCompareSwap, o == decode.OpFetchAdd:
+		return memAtomic
+	}
+	return memOther
+}
+
+// done reports whether a remembered request needs no more remembering for
+// latency: answered, or named (READs and atomics: passed) by a cumulative
+// ACK.
+func (l *latState) done(e *reqMem) bool {
+	switch e.kind() {
+	case memRead, memAtomic:
+		if e.has(memDone) {
+			return true
+		}
+		return l.hasAcked && l.ackedTo.Diff(e.psn()) > 0
+	}
+	return l.hasAcked && l.ackedTo.Diff(e.psn()) >= 0
+}
+
+// remember records a new request packet of f (PSN ahead of the high-water
+// mark, or a psn_conflict). The flow's first request needs no entry yet
+// (latReq). It allocates only when the ring grows (amortised; at most up to
+// reqMemPaired entries): when the ring is full, answered entries are
+// dropped first, then it doubles up to its cap, then it forgets the oldest.
+func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
+	if f.Key.UD || f.req.nRecent == 0 {
+		return
+	}
+	l := f.latReq()
+	if n := uint64(len(l.ring)); l.head-l.tail == n {
+		for l.tail < l.head && l.done(l.at(l.tail)) {
+			l.tail++
+		}
+		if l.head-l.tail == n {
+			limit := reqMemUnpaired
+			if f.paired() {
+				limit = reqMemPaired
+			}
+			if int(n) < limit {
+				l.grow()
+			} else {
+				l.tail++ // forget the oldest
+			}
+		}
+	}
+	e := reqMem{psnFlags: uint32(psn), ts: p.TsNs}
+	k := memKind(p.BTH.Opcode)
+	e.set(k)
+	if k == memRead && p.Ext&decode.ExtRETH != 0 {
+		e.set(memHasLen)
+		e.dmaLen = p.RETH.DMALen
+	}
+	*l.at(l.head) = e
+	l.head++
+}
+
+// grow doubles the ring (or makes the first one), keeping the entries.
+func (l *latState) grow() {
+	n := len(l.ring) * 2
+	if n == 0 {
+		n = reqMemStart
+	}
+	ring := make([]reqMem, n)
+	for s := l.tail; s < l.head; s++ {
+		ring[s&uint64(n-1)] = *l.at(s)
+	}
+	l.ring = ring
+}
+
+// at returns the entry with sequence number s (tail <= s < head).
+func (l *latState) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)] }
+
+// search returns the sequence number of the latest remembered entry whose
+// PSN is at or before psn (serial arithmetic; entries are in ascending PSN
+// order), or false when there is none.
+func (l *latState) search(psn PSN) (uint64, bool) {
+	lo, hi := l.tail, l.head // find the first entry with PSN after psn
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if l.at(mid).psn().Diff(psn) <= 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == l.tail {
+		return 0, false
+	}
+	return lo - 1, true
+}
+
+// reqMemOf returns f's request memory for a lookup, or nil when f has sent
+// no request (UD flows keep none).
+func (f *Flow) reqMemOf() *latState {
+	if !f.req.init || f.Key.UD {
+		return nil
+	}
+	return f.latReq()
+}
+
+// findReq returns the remembered request of f with PSN psn, or nil.
+func (f *Flow) findReq(psn PSN) *reqMem {
+	l := f.reqMemOf()
+	if l == nil {
+		return nil
+	}
+	s, ok := l.search(psn)
+	if !ok {
+		return nil
+	}
+	if e := l.at(s); e.psn() == psn {
+		return e
+	}
+	return nil
+}
+
+// readSearchBack is how many entries before the latest one at or before a
+// response PSN are looked at for the READ whose range holds it (requests
+// inside a READ's range only come from psn_conflicts).
+const readSearchBack = 8
+
+// findReadReq returns the remembered READ Request of f whose range holds
+// psn: the range as the psn_gap rules know it now, ceil(L/256) while the
+// PMTU is unknown.
+func (t *Table) findReadReq(f *Flow, psn PSN) *reqMem {
+	l := f.reqMemOf()
+	if l == nil {
+		return nil
+	}
+	s, ok := l.search(psn)
+	for i := 0; ok && i < readSearchBack; i++ {
+		e := l.at(s)
+		if e.kind() == memRead {
+			if !e.has(memHasLen) || psn.Diff(e.psn()) < t.readRange(f, e.dmaLen) {
+				return e
+			}
+			return nil
+		}
+		if s == l.tail {
+			break
+		}
+		s--
+	}
+	return nil
+}
+
+// readRange returns the number of PSNs of a READ of dmaLen bytes on f, as
+// the psn_gap rules know it now: ceil(L/PMTU), ceil(L/256) while unknown.
+func (t *Table) readRange(f *Flow, dmaLen uint32) int64 {
+	m := int64(t.PMTUFor(f))
+	if m == 0 {
+		m = 256
+	}
+	return readSpanFor(dmaLen, m)
+}
+
+// markReplayed records that a request PSN behind the high-water mark was
+// sent again: its packet (or the READ whose range holds it) no longer gives
+// samples. It returns the time the flow first sent that PSN, if remembered.
+func (t *Table) markReplayed(f *Flow, psn PSN) (int64, bool) {
+	if e := f.findReq(psn); e != nil {
+		e.set(memReplayed)
+		return e.ts, true
+	}
+	if e := t.findReadReq(f, psn); e != nil {
+		e.set(memReplayed) // a re-read inside the READ's range
+	}
+	return 0, false
+}
+
+// sample records a latency sample of request flow r.
+func (t *Table) sample(r *Flow, k LatencyKind, e *reqMem, ts int64) {
+	l := r.cold.lat
+	if l.vals == nil {
+		l.vals = new([NumLatencyKinds][]int64)
+	}
+	l.vals[k] = append(l.vals[k], ts-e.ts)
+	if t.cfg.LatencySink != nil {
+		t.cfg.LatencySink(LatencySample{Flow: r, Kind: k, PSN: e.psn(), RequestTsNs: e.ts, ResponseTsNs: ts})
+	}
+}
+
+// usable reports whether e may give a sample for a response at ts (Karn's
+// rule: seen once; not after the response).
+func usable(e *reqMem, ts int64) bool { return !e.has(memReplayed) && e.ts <= ts }
+
+// latencyAck handles an ACKNOWLEDGE with an ACK syndrome on response flow f
+// (after pairing was tried): the `ack` sample for the PSN it names the first
+// time.
+func (t *Table) latencyAck(f *Flow, psn PSN, ts int64) {
+	c := f.more()
+	if c.hasAck && psn.Diff(c.ackHigh) <= 0 {
+		return
+	}
+	c.ackHigh, c.hasAck = psn, true
+	r := f.Peer()
+	if r == nil {
+		return
+	}
+	e := r.findReq(psn)
+	if l := r.cold.lat; l != nil {
+		l.ackedTo, l.hasAcked = psn, true
+	}
+	if e != nil && (e.kind() == memSendWrite || e.kind() == memAny) && usable(e, ts) {
+		t.sample(r, LatencyAck, e, ts)
+	}
+}
+
+// latencyAtomicAck handles an ATOMIC ACKNOWLEDGE on response flow f.
+func (t *Table) latencyAtomicAck(f *Flow, psn PSN, ts int64) {
+	r := f.Peer()
+	if r == nil {
+		return
+	}
+	e := r.findReq(psn)
+	if e == nil || (e.kind() != memAtomic && e.kind() != memAny) || e.has(memDone) {
+		return
+	}
+	e.set(memDone)
+	if usable(e, ts) {
+		t.sample(r, LatencyAtomic, e, ts)
+	}
+}
+
+// latencyReadResponse handles a READ Response on response flow f: the
+// `read_first` and `read` samples of the READ whose range holds its PSN.
+func (t *Table) latencyReadResponse(f *Flow, p *decode.Packet, psn PSN) {
+	r := f.Peer()
+	if r == nil {
+		return
+	}
+	e := t.findReadReq(r, psn)
+	if e == nil {
+		return
+	}
+	op := p.BTH.Opcode.Operation()
+	if (op == decode.OpReadResponseFirst || op == decode.OpReadResponseOnly) && psn == e.psn() && !e.has(memFirstDone) {
+		e.set(memFirstDone)
+		if usable(e, p.TsNs) {
+			t.sample(r, LatencyReadFirst, e, p.TsNs)
+		}
+	}
+	if (op == decode.OpReadResponseLast || op == decode.OpReadResponseOnly) && !e.has(memDone) {
+		e.set(memDone)
+		if usable(e, p.TsNs) {
+			t.sample(r, LatencyRead, e, p.TsNs)
+		}
+	}
+}
+
+// clone copies the request memory (its flags change as responses arrive);
+// the latency values are shared up to their current length (they are only
+// appended to, and the copy's slices are clipped so an append copies).
+func (l *latState) clone() *latState {
+	n := *l
+	n.ring = slices.Clone(l.ring)
+	if l.vals != nil {
+		var v [NumLatencyKinds][]int64
+		for k := range v {
+			v[k] = slices.Clip(l.vals[k])
+		}
+		n.vals = &v
+	}
+	return &n
+}

@@ -29,6 +29,7 @@ func (t *Table) Clone() *Table {
 		cmReqs:   maps.Clone(t.cmReqs),     // values only
 		cmPairs:  maps.Clone(t.cmPairs),    // values only
 	}
+	c.cfg.RateSink = nil // the copy's windows are not the capture's: only the original streams them
 	// Flows are numbered by their position in order, so a pointer maps to
 	// its copy through its index.
 	for i, f := range t.order {

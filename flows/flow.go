@@ -102,6 +102,8 @@ type flowCold struct {
 	pairTries int64
 	pairVote  *Flow
 	pairVotes int
+
+	rate rateState // the current rate window, from the flow's second frame (rates.go)
 }
 
 // more returns f's cold state, made on first need.

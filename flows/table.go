@@ -15,6 +15,14 @@ type Config struct {
 	// beyond it starts none and is counted in FlowsDropped. 0 means
 	// DefaultMaxFlows; a negative value, no limit.
 	MaxFlows int
+	// Bin is the rate window W in ns (peak rate, RateSink); 0 means
+	// DefaultBinNs.
+	Bin int64
+	// RateSink, when not nil, receives every flow's non-empty rate windows
+	// (RateWindow) as they close: during Observe when a later window's
+	// frame arrives, and at Finish each flow's last one. It must not keep
+	// the window's Flow beyond the table's life, nor call the table.
+	RateSink func(RateWindow)
 }
 
 // DefaultMaxFlows is the flow limit used when Config.MaxFlows is 0.
@@ -62,6 +70,9 @@ func NewTable(cfg Config) *Table {
 		pmtu:  cfg.PMTU,
 
 		maxFlows: cfg.MaxFlows,
+	}
+	if t.cfg.Bin <= 0 {
+		t.cfg.Bin = DefaultBinNs // Config and Clone see the window in force
 	}
 	if t.bps <= 0 {
 		t.bps = DefaultLinkSpeedBps
@@ -171,6 +182,7 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
+	t.rateTick(f, p.TsNs)
 	f.account(p, isCNP)
 	if p.CM.Attr != 0 {
 		t.observeCM(p)
@@ -290,6 +302,7 @@ func (t *Table) Finish() {
 		}
 	}
 	t.finishPFC()
+	t.finishRates()
 	slices.SortStableFunc(t.events, compareEvents)
 	t.resolveEvents()
 }

@@ -73,6 +73,12 @@ type FlowReport struct {
 	ECNCE         int64   `json:"ecn_ce"`
 	CNPs          int64   `json:"cnps"`
 	CNPsReceived  int64   `json:"cnps_received"`
+
+	// Throughput (rates.go): goodput_bps = floor(payload_bytes × 8 × 10^9 /
+	// (last_ts_ns − first_ts_ns)), null when that is 0; peak_bps = the
+	// busiest window of flows.Table.Bin (--bin), floor(bytes × 8 × 10^9 / W).
+	GoodputBps *int64 `json:"goodput_bps"`
+	PeakBps    int64  `json:"peak_bps"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -165,6 +171,7 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	r.Capture.FlowsDropped = t.FlowsDropped()
 	for _, f := range t.Flows() {
 		r.Flows = append(r.Flows, flowReport(f))
+		setRates(&r.Flows[len(r.Flows)-1], f, t.Bin())
 	}
 	var arena eventArena
 	for i := range t.Events() {

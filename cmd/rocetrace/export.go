@@ -35,6 +35,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	jobs := fs.IntP("jobs", "j", 1, "with --partition: captures exported in parallel")
 	rowGroup := fs.Int64("row-group-rows", export.DefaultRowGroupRows, "rows per Parquet row group")
 	c.registerMaxFlows(fs.FlagSet)
+	c.registerBin(fs.FlagSet)
 	c.register(fs.FlagSet)
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
 		return code

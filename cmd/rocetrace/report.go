@@ -22,6 +22,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	fs := newFlagSet(name, "[report] [--json] [flags] FILE...", stderr)
 	out.register(fs.FlagSet, "print the analysis as one JSON document")
 	a.register(fs.FlagSet)
+	a.registerBin(fs.FlagSet)
 	if code := fs.parse(args, &a.common, stdout, stderr); code >= 0 {
 		return code
 	}

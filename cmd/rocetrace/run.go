@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
@@ -74,7 +75,9 @@ type common struct {
 	rocePort  uint16
 	maxFlows  int // --max-flows, on the commands that analyse (registerMaxFlows)
 
-	hasMaxFlows bool // registerMaxFlows was called
+	hasMaxFlows bool          // registerMaxFlows was called
+	bin         time.Duration // --bin, on report, export and tui (registerBin); 0 = flows.DefaultBinNs
+	hasBin      bool          // registerBin was called
 	linkBps     int64
 	pmtuVal     int // 0 = auto
 }
@@ -92,11 +95,18 @@ func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
 	c.hasMaxFlows = true
 }
 
+// registerBin adds --bin, the rate window of peak_bps and rates.parquet,
+// for report, export and tui.
+func (c *common) registerBin(fs *pflag.FlagSet) {
+	fs.DurationVar(&c.bin, "bin", time.Duration(flows.DefaultBinNs), "rate window for peak_bps and rates.parquet (a Go duration: 100us, 1ms, 1s)")
+	c.hasBin = true
+}
+
 // engine returns the engine configuration of the shared flags.
 func (c *common) engine() engine.Config {
 	return engine.Config{
 		Decode: decode.Config{RoCEPort: c.rocePort},
-		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows},
+		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows, Bin: int64(c.bin)},
 	}
 }
 
@@ -117,6 +127,9 @@ func (c *common) resolve() error {
 	}
 	if c.rocePort == 0 {
 		return errors.New("invalid --roce-port 0")
+	}
+	if c.hasBin && c.bin <= 0 {
+		return fmt.Errorf("invalid --bin %s: want a duration above 0 (e.g. 1ms)", c.bin)
 	}
 	if c.hasMaxFlows && c.maxFlows < 1 {
 		return fmt.Errorf("invalid --max-flows %d: want 1 or more", c.maxFlows)

@@ -23,6 +23,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
 	iface, write := &live.iface, &live.write
 	a.register(fs.FlagSet)
+	a.registerBin(fs.FlagSet)
 
 	if code := fs.parseArgs(args, &a.common, stdout, stderr); code >= 0 {
 		return code

@@ -1,13 +1,14 @@
 // Package export writes an analysis as Parquet tables that notebooks
 // (pandas, Polars), DuckDB, Spark and Trino read as they are.
 //
-// Four tables, with the JSON names of docs/interface.md as column names
+// Five tables, with the JSON names of docs/interface.md as column names
 // (every column is described in docs/parquet.md):
 //
 //	packets.parquet  one row per RoCE, CNP, PFC and PAUSE frame (PacketRow)
 //	flows.parquet    one row per flow of the report (FlowRow)
 //	events.parquet   one row per event; each kind's fields nullable (EventRow)
 //	pfc.parquet      one row per (source MAC, priority) (PFCRow)
+//	rates.parquet    one row per flow and non-empty window of --bin (RateRow)
 //
 // packets.parquet is written while the capture is decoded (Export.Packet),
 // by a columnar writer of its own (export/internal/colenc, which documents
@@ -16,10 +17,12 @@
 // Memory does not grow with the capture, a row costs no allocation, and
 // the file's bytes depend only on the rows, not on timing. The other three
 // tables come from the analysis.Report once the capture has been read,
-// through the generic batched Writer[T], concurrently.
+// through the generic batched Writer[T], concurrently. rates.parquet is
+// streamed too: the flow table hands each rate window to Export.Rate (its
+// flows.Config.RateSink) as the window closes, and Finish completes it.
 //
 // Every file is written under a temporary name (".NAME.tmp-PID-*" in the
-// target directory) and renamed into place only once all four are
+// target directory) and renamed into place only once all five are
 // complete; Abort removes the temporary files. Existing files are replaced
 // only with Options.Force.
 //

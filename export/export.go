@@ -31,22 +31,24 @@ const (
 	TablePFC     = "pfc"
 )
 
-// Tables lists the four tables in the order they are written.
-var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC}
+// Tables lists the tables in the order they are written.
+var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC, TableRates}
 
 // Paths are the output files of one export, one per table.
 type Paths struct {
 	Packets, Flows, Events, PFC string
+	Rates                       string // rates.parquet (rates.go)
 }
 
 // List returns the paths in table order.
-func (p Paths) List() []string { return []string{p.Packets, p.Flows, p.Events, p.PFC} }
+func (p Paths) List() []string { return []string{p.Packets, p.Flows, p.Events, p.PFC, p.Rates} }
 
 // FilePaths returns the contract's layout: DIR/packets.parquet,
-// DIR/flows.parquet, DIR/events.parquet and DIR/pfc.parquet.
+// DIR/flows.parquet, DIR/events.parquet, DIR/pfc.parquet and
+// DIR/rates.parquet.
 func FilePaths(dir string) Paths {
 	f := func(t string) string { return filepath.Join(dir, t+".parquet") }
-	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC)}
+	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC), f(TableRates)}
 }
 
 // PartitionPaths returns the hive-style layout for one capture:
@@ -56,7 +58,7 @@ func FilePaths(dir string) Paths {
 func PartitionPaths(dir, capture string) Paths {
 	v := "capture=" + PartitionValue(filepath.Base(capture))
 	f := func(t string) string { return filepath.Join(dir, t, v, "part-0.parquet") }
-	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC)}
+	return Paths{f(TablePackets), f(TableFlows), f(TableEvents), f(TablePFC), f(TableRates)}
 }
 
 // PartitionValue escapes a partition value the way Hive and Spark do
@@ -93,10 +95,11 @@ type Written struct {
 	Bytes int64
 }
 
-// Export writes the four tables of one analysis. packets.parquet is written
-// as frames arrive (Packet); the other three come from the report at the end
+// Export writes the five tables of one analysis. packets.parquet is written
+// as frames arrive (Packet), rates.parquet as the flow table closes rate
+// windows (Rate); the other three come from the report at the end
 // (Finish). Every file is written under a temporary name and renamed only
-// when all four are complete, so readers never see a partial file. An
+// when all five are complete, so readers never see a partial file. An
 // Export is used from one goroutine.
 type Export struct {
 	paths Paths
@@ -109,6 +112,8 @@ type Export struct {
 	openErr error // the first small table that could not be created
 	pktDone bool  // FinishPackets was called
 	pktErr  error // and returned this
+
+	rates *rateTable // rates.parquet, written as windows close (Rate)
 }
 
 // Create checks that no output file exists (unless opts.Force) and opens
@@ -133,6 +138,10 @@ func Create(paths Paths, files []string, opts Options) (*Export, error) {
 		return nil, err
 	}
 	e.pkt, e.pw = af, w
+	if e.rates, err = openRates(paths.Rates, opts); err != nil {
+		e.Abort()
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -210,8 +219,10 @@ func (e *Export) finishPackets(c *analysis.CaptureSummary) error {
 }
 
 // Finish writes flows.parquet, events.parquet and pfc.parquet from r,
-// completes packets.parquet (see FinishPackets) and renames all four into
-// place. It returns the files that are complete in place: all four, or on
+// completes packets.parquet (see FinishPackets) and rates.parquet (whose
+// last windows the flow table's Finish, in analysis.Build, handed to Rate)
+// and renames all five into place. It returns the files that are complete
+// in place: all five, or on
 // error those renamed before it (the others are removed).
 //
 // ctx is checked between the tables and before every rename: once it has
@@ -246,6 +257,7 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 		smallTable(e, TableFlows, e.paths.Flows, flowRows),
 		smallTable(e, TableEvents, e.paths.Events, eventRows),
 		smallTable(e, TablePFC, e.paths.PFC, pfcRows),
+		e.finishRates,
 	} {
 		if write == nil {
 			return nil, e.openErr
@@ -309,6 +321,9 @@ func (e *Export) Abort() {
 	}
 	for _, af := range e.temps {
 		af.abort()
+	}
+	if e.rates != nil {
+		e.rates.af.abort()
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
-// TestSchemaGolden pins the four schemas: column names are part of the
+// TestSchemaGolden pins the five schemas: column names are part of the
 // contract, so a renamed tag must show up as a diff of testdata/schema.golden.
 func TestSchemaGolden(t *testing.T) {
 	var b strings.Builder
@@ -31,6 +31,7 @@ func TestSchemaGolden(t *testing.T) {
 		parquet.SchemaOf(new(FlowRow)),
 		parquet.SchemaOf(new(EventRow)),
 		parquet.SchemaOf(new(PFCRow)),
+		parquet.SchemaOf(new(RateRow)),
 	} {
 		b.WriteString(s.String())
 		b.WriteString("\n")
@@ -377,11 +378,11 @@ func TestExportFilesAndAtomicity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"events.parquet", "flows.parquet", "packets.parquet", "pfc.parquet"}
+	want := []string{"events.parquet", "flows.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
 	if got := listDir(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
-	if len(written) != 4 {
+	if len(written) != 5 {
 		t.Fatalf("written %v", written)
 	}
 	for _, w := range written {

@@ -103,6 +103,8 @@ type FlowRow struct {
 	ECNCE         int64   `parquet:"ecn_ce"`
 	CNPs          int64   `parquet:"cnps"`
 	CNPsReceived  int64   `parquet:"cnps_received"`
+	GoodputBps    *int64  `parquet:"goodput_bps,optional"` // null when the flow lasted 0 ns
+	PeakBps       int64   `parquet:"peak_bps"`
 }
 
 // EventRow is one row of events.parquet: the common columns kind, ts_ns and
@@ -152,6 +154,7 @@ func FlowRowOf(f *analysis.FlowReport) FlowRow {
 		FirstTsNs: f.FirstTsNs, LastTsNs: f.LastTsNs, FirstTs: f.FirstTsNs, LastTs: f.LastTsNs,
 		PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.Retransmitted,
 		NAKs: f.NAKs, RNRNAKs: f.RNRNAKs, ECNCE: f.ECNCE, CNPs: f.CNPs, CNPsReceived: f.CNPsReceived,
+		GoodputBps: f.GoodputBps, PeakBps: f.PeakBps,
 	}
 }
 

@@ -163,7 +163,9 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	// to the flow table and added to packets.parquet, whose pages are
 	// encoded on the export's own worker goroutine. An export error stops
 	// the reading.
-	e := engine.New(x.c.engine())
+	ec := x.c.engine()
+	ec.Flows.RateSink = ex.Rate // rates.parquet's rows, as the windows close
+	e := engine.New(ec)
 	var exErr error
 	err = e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
 		exErr = ex.Packet(p, f)

@@ -128,7 +128,7 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("stdout does not name %s.parquet:\n%s", tb, out)
 		}
 	}
-	if got, want := expFiles(t, dir), []string{"events.parquet", "flows.parquet", "packets.parquet", "pfc.parquet"}; !slices.Equal(got, want) {
+	if got, want := expFiles(t, dir), []string{"events.parquet", "flows.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}; !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
 
@@ -379,7 +379,7 @@ func TestExportDamagedInput(t *testing.T) {
 	if !strings.Contains(out, "packets.parquet: 9 rows") {
 		t.Errorf("stdout %q", out)
 	}
-	if got := expFiles(t, dir); len(got) != 4 {
+	if got := expFiles(t, dir); len(got) != 5 {
 		t.Fatalf("files %v", got)
 	}
 	rows := expRead[export.PacketRow](t, export.FilePaths(dir).Packets)
@@ -415,7 +415,7 @@ func TestExportRefusesToOverwrite(t *testing.T) {
 	if rows := expRead[export.FlowRow](t, p); len(rows) != 2 {
 		t.Errorf("%d flows after --force", len(rows))
 	}
-	if got := expFiles(t, dir); len(got) != 4 {
+	if got := expFiles(t, dir); len(got) != 5 {
 		t.Errorf("files %v", got)
 	}
 }
@@ -468,7 +468,7 @@ func TestExportPartitioned(t *testing.T) {
 	if got := expFiles(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("files\n%v\nwant\n%v", got, want)
 	}
-	if n := strings.Count(out, "wrote "); n != 4*len(files) {
+	if n := strings.Count(out, "wrote "); n != len(export.Tables)*len(files) {
 		t.Errorf("stdout names %d files:\n%s", n, out)
 	}
 	for _, f := range files {

@@ -99,6 +99,7 @@ func flowsOf(r *analysis.Report) []analysis.FlowReport {
 	out := append([]analysis.FlowReport(nil), r.Flows...)
 	for i := range out {
 		out[i].FirstTsNs, out[i].LastTsNs = 0, 0
+		out[i].GoodputBps, out[i].PeakBps = nil, 0 // rates follow the timing too
 	}
 	return out
 }

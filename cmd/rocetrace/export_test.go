@@ -581,6 +581,7 @@ func TestExportDuckDB(t *testing.T) {
 				{paths.Flows, new(export.FlowRow)},
 				{paths.Events, new(export.EventRow)},
 				{paths.PFC, new(export.PFCRow)},
+				{paths.Rates, new(export.RateRow)},
 			}
 			for _, tb := range tables {
 				queries = append(queries,

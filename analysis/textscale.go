@@ -45,8 +45,12 @@ func splitFlows(all []FlowReport) (problems, clean []*FlowReport) {
 
 // leftOut is the line after the flow table when some flows are not listed.
 func leftOut(problems, clean int) string {
-	return fmt.Sprintf("  ... %d flows left out (%d with problems, %d without): --all-flows lists every flow, --json has them all\n",
-		problems+clean, problems, clean)
+	what := "flows"
+	if problems+clean == 1 {
+		what = "flow"
+	}
+	return fmt.Sprintf("  ... %d %s left out (%d with problems, %d without): --all-flows lists every flow, --json has them all\n",
+		problems+clean, what, problems, clean)
 }
 
 // findingGroup is the findings of one code, in report order.
@@ -92,7 +96,7 @@ func worstFirst(items []*Finding, rank map[string]int) []*Finding {
 
 // rolledUp is the one line of a code's findings: the code as written, the
 // count, the worst few flows (capture-wide findings have none), the
-// message of the worst.
+// message of the worst (of the first, for capture-wide findings).
 func rolledUp(sev string, g findingGroup, rank map[string]int) string {
 	items := worstFirst(g.items, rank)
 	var b strings.Builder
@@ -106,6 +110,10 @@ func rolledUp(sev string, g findingGroup, rank map[string]int) string {
 	if len(ids) > 0 {
 		fmt.Fprintf(&b, ", worst %s", strings.Join(ids, " "))
 	}
-	fmt.Fprintf(&b, "; the worst: %s (--json lists every finding)\n", items[0].Message)
+	which := "the worst"
+	if items[0].Flow == nil {
+		which = "the first" // capture-wide findings are not ranked
+	}
+	fmt.Fprintf(&b, "; %s: %s (--json lists every finding)\n", which, items[0].Message)
 	return b.String()
 }

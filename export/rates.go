@@ -2,6 +2,10 @@ package export
 
 import (
 	"fmt"
+	"strings"
+
+	kzstd "github.com/klauspost/compress/zstd"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/rocetrace/rocetrace/flows"
 )
@@ -33,12 +37,51 @@ type rateTable struct {
 	err error // the first write error
 }
 
+// openRates creates rates.parquet's temporary file and writer. Unlike the
+// other small tables it is written while packets.parquet is: with zstd its
+// pages are compressed with a 256 KiB window (rateZstd), which keeps the
+// export's peak memory close to what it was without the table.
 func openRates(path string, opts Options) (*rateTable, error) {
-	af, w, err := openTable[RateRow](path, TableRates, opts)
+	af, err := createAtomic(path, opts.Force)
 	if err != nil {
 		return nil, err
 	}
+	wo := writerOptions(TableRates, opts)
+	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
+		if wo.Codec, err = newRateZstd(); err != nil {
+			af.abort()
+			return nil, err
+		}
+	}
+	w, err := NewWriter[RateRow](af, wo)
+	if err != nil {
+		af.abort()
+		return nil, err
+	}
 	return &rateTable{af: af, w: w}, nil
+}
+
+// rateZstd is parquet-go's zstd codec with the encoder of the packets'
+// pages (export/internal/colenc: pageZstd): the fastest level and a 256 KiB
+// window instead of the level's 8 MiB one, whose 16 MiB history buffer
+// would stay live for the whole read of the capture.
+type rateZstd struct {
+	zstd.Codec // String, CompressionCodec and Decode
+	enc        *kzstd.Encoder
+}
+
+func newRateZstd() (*rateZstd, error) {
+	enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
+		kzstd.WithWindowSize(256<<10), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+	if err != nil {
+		return nil, fmt.Errorf("zstd encoder: %w", err)
+	}
+	return &rateZstd{enc: enc}, nil
+}
+
+// Encode compresses src into dst[:0].
+func (c *rateZstd) Encode(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst[:0]), nil
 }
 
 // Rate adds one closed rate window to rates.parquet: it is the flow

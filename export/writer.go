@@ -47,6 +47,9 @@ type WriterOptions struct {
 	Compression  string            // see Codec; "" = zstd
 	RowGroupRows int64             // rows per row group; 0 = DefaultRowGroupRows
 	Metadata     map[string]string // key/value metadata stored in the footer
+	// Codec, when not nil, is used instead of Compression's codec (of the
+	// same kind: it names the file's compression).
+	Codec compress.Codec
 }
 
 // Writer writes rows of type T, a struct with parquet tags, to one Parquet
@@ -66,6 +69,9 @@ func NewWriter[T any](w io.Writer, opts WriterOptions) (*Writer[T], error) {
 	codec, err := Codec(opts.Compression)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Codec != nil {
+		codec = opts.Codec
 	}
 	rg := opts.RowGroupRows
 	if rg <= 0 {

@@ -1,5 +1,7 @@
 package flows
 
+import "math"
+
 // DefaultBinNs is the rate window used when Config.Bin is 0: 1 ms.
 const DefaultBinNs int64 = 1_000_000
 
@@ -26,10 +28,25 @@ type rateCounts struct {
 // rateState is the flow's current rate window (in flowCold: a flow that saw
 // one frame has one window, implied by FirstTsNs and its totals).
 type rateState struct {
-	init  bool
-	start int64      // current window's start, k·W
-	base  rateCounts // the flow's counters when the window opened
-	peak  int64      // most wire bytes in a closed window
+	start int64 // current window's start, k·W
+	// endB is the window's end (k+1)·W (saturated at MaxInt64), biased
+	// (bias) so that the zero value, no window yet, is below every time:
+	// the hot path's test is one comparison.
+	endB uint64
+	base rateCounts // the flow's counters when the window opened
+	peak int64      // most wire bytes in a closed window
+}
+
+// bias maps int64 order onto uint64 order, MinInt64 to 0.
+func bias(v int64) uint64 { return uint64(v) ^ 1<<63 }
+
+// open makes [start, start+w) the current window.
+func (r *rateState) open(start, w int64) {
+	end := int64(math.MaxInt64)
+	if start <= math.MaxInt64-w {
+		end = start + w
+	}
+	r.start, r.endB = start, bias(end)
 }
 
 func (f *Flow) rateCounts() rateCounts {
@@ -54,22 +71,37 @@ func (t *Table) Bin() int64 { return t.cfg.Bin }
 // (or a CNP that names f) changes f's counters. A frame earlier than the
 // current window (timestamps out of order in a file) counts in the current
 // window. A flow's first frame needs nothing: its window is FirstTsNs's.
+// observeFlow has the test written out (rateTick is too large to be
+// inlined); rateMove is the rare rest.
 func (t *Table) rateTick(f *Flow, ts int64) {
+	if c := f.cold; c != nil && bias(ts) < c.rate.endB {
+		return
+	}
+	t.rateMove(f, ts)
+}
+
+// rateMove is rateTick's slow path: the window state is made (the flow's
+// second frame, or a CNP naming a flow of one frame), or ts is past the
+// current window's end.
+func (t *Table) rateMove(f *Flow, ts int64) {
 	if f.Packets == 0 {
 		return
 	}
 	r := &f.more().rate
-	if !r.init {
-		r.init = true
-		r.start = windowStart(f.FirstTsNs, t.cfg.Bin)
+	if r.endB == 0 {
+		r.open(windowStart(f.FirstTsNs, t.cfg.Bin), t.cfg.Bin)
 	}
-	// ts − start in uint64: exact for ts >= start, whatever their signs.
-	if ts < r.start || uint64(ts)-uint64(r.start) < uint64(t.cfg.Bin) {
+	if bias(ts) < r.endB {
+		return
+	}
+	start := windowStart(ts, t.cfg.Bin)
+	if start == r.start { // the last window of time, whose end saturated
 		return
 	}
 	now := f.rateCounts()
 	t.closeWindow(f, r, now)
-	r.start, r.base = windowStart(ts, t.cfg.Bin), now
+	r.open(start, t.cfg.Bin)
+	r.base = now
 }
 
 // closeWindow ends f's current window, whose counters are now − r.base:
@@ -94,7 +126,7 @@ func (t *Table) finishRates() {
 		return
 	}
 	for _, f := range t.order {
-		if f.cold != nil && f.cold.rate.init {
+		if f.cold != nil && f.cold.rate.endB != 0 {
 			t.closeWindow(f, &f.cold.rate, f.rateCounts())
 			continue
 		}
@@ -110,7 +142,7 @@ func (t *Table) finishRates() {
 // PeakWindowBytes returns the most wire bytes of the flow in one window of
 // Table.Bin (the current, still open, window included).
 func (f *Flow) PeakWindowBytes() int64 {
-	if f.cold == nil || !f.cold.rate.init {
+	if f.cold == nil || f.cold.rate.endB == 0 {
 		return f.Bytes
 	}
 	r := &f.cold.rate

@@ -182,7 +182,9 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
-	t.rateTick(f, p.TsNs)
+	if c := f.cold; c == nil || bias(p.TsNs) >= c.rate.endB { // rateTick, inlined by hand
+		t.rateMove(f, p.TsNs)
+	}
 	f.account(p, isCNP)
 	if p.CM.Attr != 0 {
 		t.observeCM(p)

@@ -130,3 +130,30 @@ func TestExportRatesDuckDB(t *testing.T) {
 		})
 	}
 }
+
+// TestBinFlag: --bin is on report, export and tui; 0, a negative duration
+// or a non-duration is a usage error (exit 2).
+func TestBinFlag(t *testing.T) {
+	path := expCaptures(t)[0]
+	tests := []struct {
+		args []string
+		want string // in stderr
+	}{
+		{[]string{"report", "--bin", "0", path}, "invalid --bin 0s"},
+		{[]string{"report", "--bin", "-1ms", path}, "invalid --bin -1ms"},
+		{[]string{"report", "--bin", "fast", path}, "--bin"},
+		{[]string{"export", "-o", t.TempDir(), "--bin", "0s", path}, "invalid --bin 0s"},
+		{[]string{"tui", "--bin", "0", path}, "invalid --bin 0s"},
+	}
+	for _, tc := range tests {
+		code, _, errOut := expRun(context.Background(), tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	for _, cmd := range []string{"report", "export", "tui"} {
+		if code, out, _ := expRun(context.Background(), cmd, "-h"); code != 0 || !strings.Contains(out, "--bin duration") {
+			t.Errorf("%s -h: exit %d, no --bin in\n%s", cmd, code, out)
+		}
+	}
+}

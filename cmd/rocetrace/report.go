@@ -96,7 +96,7 @@ type reportFlags struct {
 
 func (r *reportFlags) register(fs *pflag.FlagSet, jsonUsage string) {
 	fs.BoolVar(&r.json, "json", false, jsonUsage)
-	fs.BoolVar(&r.allFlows, "all-flows", false, "list every flow in the human report (default: problems first, at most 50)")
+	fs.BoolVar(&r.allFlows, "all-flows", false, "list every flow in the human report (default: problems first, worst first, at most 50)")
 }
 
 // write prints rep to stdout: JSON, or the human report (coloured on a

@@ -28,7 +28,7 @@ Usage:
   rocetrace [report] [flags] FILE...        human report (default command)
   rocetrace report --json [flags] FILE...   the report as one JSON document
   rocetrace packets [--json] [-V] FILE...   one line per frame
-  rocetrace export -o DIR [flags] FILE...   Parquet dataset (packets, flows, events, pfc)
+  rocetrace export -o DIR [flags] FILE...   Parquet dataset (packets, flows, events, pfc, rates)
   rocetrace tui [flags] FILE...             interactive terminal UI
   rocetrace tui -i IFACE [flags]            the terminal UI over a live capture
   rocetrace capture -i IFACE [-w FILE] ...  live capture; prints the report when it ends

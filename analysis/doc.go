@@ -39,6 +39,23 @@
 //   - findings are sorted by severity (error, warning, info), then flow
 //     (capture-wide findings first, then flows in first-seen order), then
 //     code.
+//   - goodput_bps and peak_bps (rates.go) are computed in 128-bit integer
+//     arithmetic and floored; a rate beyond MaxInt64 b/s (absurd, but a
+//     hostile capture can claim it) saturates at MaxInt64. peak_bps counts
+//     the flow's busiest window of flows.Table.Bin, the windows of
+//     flows/doc.go "Rate windows" (the one rates.parquet rows show).
+//   - text report at scale (textscale.go): problem flows are listed worst
+//     first (missing_psns, then naks, retransmitted, cnps_received, all
+//     descending; ties keep first-seen order), then the other flows in
+//     first-seen order. When rows are left out, the line after the table
+//     is "... N flows left out (P with problems, C without): --all-flows
+//     lists every flow, --json has them all", plain digits. A code with two
+//     or more findings is one line: "SEV code: N findings, worst [F1] [F2]
+//     [F3]; the worst: MESSAGE (--json lists every finding)", the flows
+//     ranked by their row in the flow table (at most three), MESSAGE the
+//     worst one's; capture-wide findings are not ranked ("the first:").
+//     The lines keep the order of each code's first finding (severity
+//     first). A code with one finding keeps its own line.
 //   - WriteJSON does not HTML-escape ('>' in flow ids stays '>');
 //     json.Marshal of a Report gives the same document with '>' escaped as
 //     \u003e. 64-bit integers are JSON numbers.

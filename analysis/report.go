@@ -100,6 +100,11 @@ type FlowReport struct {
 	ReadLatencyP50Ns *int64 `json:"read_latency_p50_ns"`
 	ReadLatencyP99Ns *int64 `json:"read_latency_p99_ns"`
 	ReadLatencyMaxNs *int64 `json:"read_latency_max_ns"`
+	// Throughput (rates.go): goodput_bps = floor(payload_bytes × 8 × 10^9 /
+	// (last_ts_ns − first_ts_ns)), null when that is 0; peak_bps = the
+	// busiest window of flows.Table.Bin (--bin), floor(bytes × 8 × 10^9 / W).
+	GoodputBps *int64 `json:"goodput_bps"`
+	PeakBps    int64  `json:"peak_bps"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -214,6 +219,7 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	r.Capture.FlowsDropped = t.FlowsDropped()
 	for _, f := range t.Flows() {
 		r.Flows = append(r.Flows, flowReport(f))
+		setRates(&r.Flows[len(r.Flows)-1], f, t.Bin())
 	}
 	var arena eventArena
 	for i := range t.Events() {

@@ -50,12 +50,13 @@ func hasProblem(f *FlowReport) bool {
 }
 
 // WriteText writes the human report: capture summary, flows (problem flows
-// first) in an aligned table, CNP latency, PFC per port and priority, and
-// findings. Every number carries its unit.
+// first, worst first) in an aligned table, CNP latency, PFC per port and
+// priority, and findings (several of one code rolled up into one line).
+// Every number carries its unit.
 func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	tx := &textWriter{ew: &errWriter{w: w}, color: opts.Color}
 	tx.capture(&r.Capture)
-	tx.flows(r.Flows, opts.MaxFlows)
+	rank := tx.flows(r.Flows, opts.MaxFlows)
 	tx.latency(r.CNPLatency)
 	tx.ccReaction(&r)
 	tx.responseLatency(r.Latency)
@@ -63,7 +64,7 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	if len(r.Points) > 0 { // capture points (--point)
 		tx.points(&r)
 	}
-	tx.findings(r.Findings)
+	tx.findings(r.Findings, rank)
 	return tx.ew.err
 }
 
@@ -122,18 +123,16 @@ func (tx *textWriter) capture(c *CaptureSummary) {
 	_ = tw.Flush()
 }
 
-// flows writes the flow table: problem flows first, at most maxFlows
-// (0: 50, negative: all).
-func (tx *textWriter) flows(all []FlowReport, maxFlows int) {
-	var problems, clean []*FlowReport
-	for i := range all {
-		if hasProblem(&all[i]) {
-			problems = append(problems, &all[i])
-		} else {
-			clean = append(clean, &all[i])
-		}
-	}
+// flows writes the flow table: problem flows worst first, then the others,
+// at most maxFlows (0: 50, negative: all). It returns each listed flow's
+// row (flow id -> position), the order findings are rolled up by.
+func (tx *textWriter) flows(all []FlowReport, maxFlows int) map[string]int {
+	problems, clean := splitFlows(all)
 	list := append(problems, clean...)
+	rank := make(map[string]int, len(problems))
+	for i, f := range problems {
+		rank[f.ID] = i
+	}
 	limit := maxFlows
 	if limit == 0 {
 		limit = 50
@@ -143,7 +142,7 @@ func (tx *textWriter) flows(all []FlowReport, maxFlows int) {
 	}
 	tx.heading(fmt.Sprintf("== Flows: %d (%d with problems, listed first)", len(all), len(problems)), false)
 	if len(list) == 0 {
-		return
+		return rank
 	}
 	// The text columns are padded by hand so that tabwriter can
 	// right-align the numbers.
@@ -152,7 +151,7 @@ func (tx *textWriter) flows(all []FlowReport, maxFlows int) {
 		idW, trW = max(idW, len(f.ID)), max(trW, len(f.Transport))
 	}
 	tw := tabwriter.NewWriter(tx.ew, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\tPACKETS\tBYTES\tPAYLOAD\tDURATION\tPSN GAPS\tMISSING PSNs\tRETRANSMITTED PKTS\tNAKs\tRNR NAKs\tCE PKTS\tCNPs SENT\tCNPs RECEIVED\t\n",
+	fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\tPACKETS\tBYTES\tPAYLOAD\tDURATION\tGOODPUT\tPEAK\tPSN GAPS\tMISSING PSNs\tRETRANSMITTED PKTS\tNAKs\tRNR NAKs\tCE PKTS\tCNPs SENT\tCNPs RECEIVED\t\n",
 		idW, "FLOW", trW, "TRANSPORT", "PEER QP")
 	for _, f := range list[:limit] {
 		peer := "-"
@@ -161,15 +160,21 @@ func (tx *textWriter) flows(all []FlowReport, maxFlows int) {
 				peer = (*f.Peer)[i+1:]
 			}
 		}
-		fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+		goodput := "-"
+		if f.GoodputBps != nil {
+			goodput = units.BitRate(*f.GoodputBps)
+		}
+		fmt.Fprintf(tw, "  %-*s  %-*s  %-10s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			idW, f.ID, trW, f.Transport, peer, num(f.Packets), fmtBytes(f.Bytes), fmtBytes(f.PayloadBytes),
-			fmtDur(f.LastTsNs-f.FirstTsNs), num(f.PSNGaps), num(f.MissingPSNs), num(f.Retransmitted),
-			num(f.NAKs), num(f.RNRNAKs), num(f.ECNCE), num(f.CNPs), num(f.CNPsReceived))
+			fmtDur(f.LastTsNs-f.FirstTsNs), goodput, units.BitRate(f.PeakBps), num(f.PSNGaps), num(f.MissingPSNs),
+			num(f.Retransmitted), num(f.NAKs), num(f.RNRNAKs), num(f.ECNCE), num(f.CNPs), num(f.CNPsReceived))
 	}
 	_ = tw.Flush()
 	if limit < len(list) {
-		tx.ew.printf("  ... %d more flows without problems (use --json for all)\n", len(list)-limit)
+		shownProblems := min(limit, len(problems))
+		tx.ew.printf("%s", leftOut(len(problems)-shownProblems, len(clean)-(limit-shownProblems)))
 	}
+	return rank
 }
 
 // latency writes the CNP latency summary.
@@ -202,13 +207,16 @@ func (tx *textWriter) pfc(pfc []PFCReport, dur int64) {
 	_ = tw.Flush()
 }
 
-// findings writes the findings, severity first.
-func (tx *textWriter) findings(findings []Finding) {
+// findings writes the findings, severity first: one line per finding, or,
+// for a code with several, one rolled-up line (rolledUp) naming its worst
+// flows by rank (flow id -> position in the flow table).
+func (tx *textWriter) findings(findings []Finding, rank map[string]int) {
 	tx.heading(fmt.Sprintf("== Findings: %d", len(findings)), false)
 	if len(findings) == 0 {
 		tx.ew.printf("  none\n")
 	}
-	for _, f := range findings {
+	for _, g := range groupFindings(findings) {
+		f := g.items[0]
 		sev := strings.ToUpper(string(f.Severity))
 		switch f.Severity {
 		case SeverityError:
@@ -217,6 +225,10 @@ func (tx *textWriter) findings(findings []Finding) {
 			sev = tx.paint(ansiYellow, sev)
 		default:
 			sev = tx.paint(ansiCyan, sev)
+		}
+		if len(g.items) > 1 {
+			tx.ew.printf("%s", rolledUp(sev, g, rank))
+			continue
 		}
 		where := ""
 		if f.Flow != nil {

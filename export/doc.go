@@ -9,6 +9,7 @@
 //	events.parquet   one row per event; each kind's fields nullable (EventRow)
 //	pfc.parquet      one row per (source MAC, priority) (PFCRow)
 //	latency.parquet  one row per response-latency sample (LatencyRow)
+//	rates.parquet    one row per flow and non-empty window of --bin (RateRow)
 //
 // packets.parquet is written while the capture is decoded (Export.Packet),
 // by a columnar writer of its own (export/internal/colenc, which documents
@@ -21,6 +22,9 @@
 // streamed through a Writer[LatencyRow] while the capture is read:
 // Export.Latency is the flow table's flows.Config.LatencySink, so the
 // samples are never all held in memory.
+// rates.parquet is
+// streamed too: the flow table hands each rate window to Export.Rate (its
+// flows.Config.RateSink) as the window closes, and Finish completes it.
 //
 // Every file is written under a temporary name (".NAME.tmp-PID-*" in the
 // target directory) and renamed into place only once all five are

@@ -32,7 +32,7 @@ const (
 )
 
 // Tables lists the tables in the order they are written.
-var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC, TableLatency}
+var Tables = []string{TablePackets, TableFlows, TableEvents, TablePFC, TableLatency, TableRates}
 
 // Paths are the output files of one export, one per table.
 type Paths struct {
@@ -40,11 +40,12 @@ type Paths struct {
 	// Points and Hops, with capture points (WithPoints): written when set.
 	Points, Hops string
 	Latency      string // latency.parquet (issue 13)
+	Rates        string // rates.parquet (rates.go)
 }
 
 // List returns the paths in table order.
 func (p Paths) List() []string {
-	l := []string{p.Packets, p.Flows, p.Events, p.PFC, p.Latency}
+	l := []string{p.Packets, p.Flows, p.Events, p.PFC, p.Latency, p.Rates}
 	if p.Points != "" {
 		l = append(l, p.Points, p.Hops)
 	}
@@ -53,10 +54,10 @@ func (p Paths) List() []string {
 
 // FilePaths returns the contract's layout: DIR/packets.parquet,
 // DIR/flows.parquet, DIR/events.parquet, DIR/pfc.parquet and
-// DIR/latency.parquet.
+// DIR/latency.parquet and DIR/rates.parquet.
 func FilePaths(dir string) Paths {
 	f := func(t string) string { return filepath.Join(dir, t+".parquet") }
-	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC), Latency: f(TableLatency)}
+	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC), Latency: f(TableLatency), Rates: f(TableRates)}
 }
 
 // PartitionPaths returns the hive-style layout for one capture:
@@ -66,7 +67,7 @@ func FilePaths(dir string) Paths {
 func PartitionPaths(dir, capture string) Paths {
 	v := "capture=" + PartitionValue(filepath.Base(capture))
 	f := func(t string) string { return filepath.Join(dir, t, v, "part-0.parquet") }
-	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC), Latency: f(TableLatency)}
+	return Paths{Packets: f(TablePackets), Flows: f(TableFlows), Events: f(TableEvents), PFC: f(TablePFC), Latency: f(TableLatency), Rates: f(TableRates)}
 }
 
 // PartitionValue escapes a partition value the way Hive and Spark do
@@ -103,10 +104,11 @@ type Written struct {
 	Bytes int64
 }
 
-// Export writes the four tables of one analysis. packets.parquet is written
-// as frames arrive (Packet); the other three come from the report at the end
+// Export writes the five tables of one analysis. packets.parquet is written
+// as frames arrive (Packet), rates.parquet as the flow table closes rate
+// windows (Rate); the other three come from the report at the end
 // (Finish). Every file is written under a temporary name and renamed only
-// when all four are complete, so readers never see a partial file. An
+// when all five are complete, so readers never see a partial file. An
 // Export is used from one goroutine.
 type Export struct {
 	paths Paths
@@ -120,7 +122,8 @@ type Export struct {
 	pktDone bool  // FinishPackets was called
 	pktErr  error // and returned this
 
-	lat *latencyTable // latency.parquet, streamed (Latency); nil once in temps
+	lat   *latencyTable // latency.parquet, streamed (Latency); nil once in temps
+	rates *rateTable    // rates.parquet, written as windows close (Rate)
 }
 
 // Create checks that no output file exists (unless opts.Force) and opens
@@ -146,6 +149,10 @@ func Create(paths Paths, files []string, opts Options) (*Export, error) {
 	}
 	e.pkt, e.pw = af, w
 	if e.lat, err = openLatency(paths.Latency, opts); err != nil {
+		e.Abort()
+		return nil, err
+	}
+	if e.rates, err = openRates(paths.Rates, opts); err != nil {
 		e.Abort()
 		return nil, err
 	}
@@ -230,10 +237,12 @@ func (e *Export) finishPackets(c *analysis.CaptureSummary) error {
 }
 
 // Finish writes flows.parquet, events.parquet and pfc.parquet from r,
-// completes packets.parquet (see FinishPackets) and latency.parquet (its
-// rows came from Latency while the capture was read) and renames all five
-// into place. It returns the files that are complete in place: all five, or
-// on error those renamed before it (the others are removed).
+// completes packets.parquet (see FinishPackets), latency.parquet (its
+// rows came from Latency while the capture was read) and rates.parquet
+// (whose last windows the flow table's Finish, in analysis.Build, handed to
+// Rate) and renames all six into place. It returns the files that are
+// complete in place: all six, or on error those renamed before it (the
+// others are removed).
 //
 // ctx is checked between the tables and before every rename: once it has
 // ended, nothing more is renamed, the files renamed before are removed, and
@@ -267,6 +276,7 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 		smallTable(e, TableFlows, e.paths.Flows, flowRows),
 		smallTable(e, TableEvents, e.paths.Events, eventRows),
 		smallTable(e, TablePFC, e.paths.PFC, pfcRows),
+		e.finishRates,
 	}, e.pointTables(r)...) {
 		if write == nil {
 			return nil, e.openErr
@@ -338,6 +348,9 @@ func (e *Export) Abort() {
 	}
 	if e.lat != nil {
 		e.lat.af.abort()
+	}
+	if e.rates != nil {
+		e.rates.af.abort()
 	}
 }
 

@@ -32,6 +32,7 @@ func TestSchemaGolden(t *testing.T) {
 		parquet.SchemaOf(new(EventRow)),
 		parquet.SchemaOf(new(PFCRow)),
 		parquet.SchemaOf(new(LatencyRow)),
+		parquet.SchemaOf(new(RateRow)),
 	} {
 		b.WriteString(s.String())
 		b.WriteString("\n")
@@ -380,11 +381,11 @@ func TestExportFilesAndAtomicity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet"}
+	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
 	if got := listDir(t, dir); !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
-	if len(written) != 5 {
+	if len(written) != len(Tables) {
 		t.Fatalf("written %v", written)
 	}
 	for _, w := range written {

@@ -30,13 +30,14 @@ func (c *countdownCtx) Err() error {
 }
 
 // TestFinishInterrupted: Finish looks at its context after packets.parquet
-// (1 look), after each of the three small tables (3) and before each of
-// the five renames (5; latency.parquet is finished without a look of its
-// own): interrupted at any of those 9 looks, nothing stays in place and no
-// temporary file is left; with 9 looks passed, all five files are written.
+// (1 look), after each of the three small tables and rates.parquet (4) and
+// before each of the six renames (6; latency.parquet is finished without a
+// look of its own): interrupted at any of those 11 looks, nothing stays in
+// place and no temporary file is left; with 11 looks passed, all six files
+// are written.
 func TestFinishInterrupted(t *testing.T) {
 	d := decodeCapture(t, synth.LossNAKReplay())
-	for n := range 10 {
+	for n := range 12 {
 		dir := t.TempDir()
 		paths := FilePaths(dir)
 		e, err := Create(paths, []string{"c.pcap"}, Options{})
@@ -53,14 +54,14 @@ func TestFinishInterrupted(t *testing.T) {
 		ctx.n.Store(int64(n))
 		written, err := e.Finish(ctx, &r)
 		got := listDir(t, dir)
-		if n < 9 {
+		if n < 11 {
 			if !errors.Is(err, context.Canceled) || len(written) != 0 || len(got) != 0 {
 				t.Errorf("interrupted at look %d: %v, written %v, files %v; want context.Canceled and nothing", n+1, err, written, got)
 			}
 			continue
 		}
-		want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet"}
-		if err != nil || len(written) != 5 || !slices.Equal(got, want) {
+		want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
+		if err != nil || len(written) != len(Tables) || !slices.Equal(got, want) {
 			t.Errorf("not interrupted: %v, written %v, files %v", err, written, got)
 		}
 	}

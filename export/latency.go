@@ -69,7 +69,7 @@ func openLatency(path string, opts Options) (*latencyTable, error) {
 		if err != nil {
 			return nil, fmt.Errorf("zstd encoder: %w", err)
 		}
-		wo.codec = &smallZstd{enc: enc}
+		wo.Codec = &smallZstd{enc: enc}
 	}
 	af, err := createAtomic(path, opts.Force)
 	if err != nil {

@@ -122,6 +122,8 @@ type FlowRow struct {
 	ReadLatencyP50Ns *int64 `parquet:"read_latency_p50_ns,optional"`
 	ReadLatencyP99Ns *int64 `parquet:"read_latency_p99_ns,optional"`
 	ReadLatencyMaxNs *int64 `parquet:"read_latency_max_ns,optional"`
+	GoodputBps       *int64 `parquet:"goodput_bps,optional"` // null when the flow lasted 0 ns
+	PeakBps          int64  `parquet:"peak_bps"`
 }
 
 // EventRow is one row of events.parquet: the common columns kind, ts_ns and
@@ -189,6 +191,7 @@ func FlowRowOf(f *analysis.FlowReport) FlowRow {
 		AckLatencyCount: f.AckLatencyCount, AckLatencyP50Ns: f.AckLatencyP50Ns, AckLatencyP99Ns: f.AckLatencyP99Ns,
 		AckLatencyMaxNs: f.AckLatencyMaxNs, ReadLatencyCount: f.ReadLatencyCount, ReadLatencyP50Ns: f.ReadLatencyP50Ns,
 		ReadLatencyP99Ns: f.ReadLatencyP99Ns, ReadLatencyMaxNs: f.ReadLatencyMaxNs,
+		GoodputBps: f.GoodputBps, PeakBps: f.PeakBps,
 	}
 }
 

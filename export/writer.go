@@ -47,8 +47,9 @@ type WriterOptions struct {
 	Compression  string            // see Codec; "" = zstd
 	RowGroupRows int64             // rows per row group; 0 = DefaultRowGroupRows
 	Metadata     map[string]string // key/value metadata stored in the footer
-
-	codec compress.Codec // when set, used instead of Compression's codec
+	// Codec, when not nil, is used instead of Compression's codec (of the
+	// same kind: it names the file's compression).
+	Codec compress.Codec
 }
 
 // Writer writes rows of type T, a struct with parquet tags, to one Parquet
@@ -69,8 +70,8 @@ func NewWriter[T any](w io.Writer, opts WriterOptions) (*Writer[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.codec != nil {
-		codec = opts.codec
+	if opts.Codec != nil {
+		codec = opts.Codec
 	}
 	rg := opts.RowGroupRows
 	if rg <= 0 {

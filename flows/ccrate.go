@@ -2,36 +2,36 @@ package flows
 
 import "github.com/rocetrace/rocetrace/decode"
 
-// RateWindow is the number of request packets of a CNP's target flow that
+// CNPRateWindow is the number of request packets of a CNP's target flow that
 // its rate_before_bps and rate_after_bps are computed over (contract
 // "Congestion-control reaction (DCQCN)").
-const RateWindow = 16
+const CNPRateWindow = 16
 
 // Rate window state. The before-window is read from the flow's recent
-// request ring (recentRing >= RateWindow entries, made at the flow's second
+// request ring (recentRing >= CNPRateWindow entries, made at the flow's second
 // request: flows that never send two requests never pay for it), whose
 // entries carry the frame's wire length in what was their padding. The
 // after-window of the latest CNP that targets a flow is pending in the
-// flow's cold state (ccPending, ccCount) until RateWindow requests have
+// flow's cold state (ccPending, ccCount) until CNPRateWindow requests have
 // followed it; a newer CNP to the same flow cuts it (rate_after_bps stays
 // null). No state is made per packet.
 
-// windowRate returns the rate of f's last RateWindow request packets:
+// windowRate returns the rate of f's last CNPRateWindow request packets:
 // floor((wire bytes of packets 2..16) * 8 * 10^9 / (t16 - t1)), and false
-// when f has fewer than RateWindow requests or t16 <= t1 (no time passed,
+// when f has fewer than CNPRateWindow requests or t16 <= t1 (no time passed,
 // or timestamps going backwards: no rate can be told).
 func (f *Flow) windowRate() (int64, bool) {
-	if f.req.nRecent < RateWindow || f.cold == nil || f.cold.recent == nil {
+	if f.req.nRecent < CNPRateWindow || f.cold == nil || f.cold.recent == nil {
 		return 0, false
 	}
 	newest := f.recentAt(0)
-	oldest := f.recentAt(RateWindow - 1)
+	oldest := f.recentAt(CNPRateWindow - 1)
 	dt := newest.ts - oldest.ts
 	if dt <= 0 {
 		return 0, false
 	}
 	var bytes int64
-	for i := uint32(0); i < RateWindow-1; i++ { // packets 16 down to 2
+	for i := uint32(0); i < CNPRateWindow-1; i++ { // packets 16 down to 2
 		bytes += int64(f.recentAt(i).wire)
 	}
 	return rateBps(bytes, dt), true
@@ -65,7 +65,7 @@ func (t *Table) addRequest(f *Flow, psn PSN, p *decode.Packet) {
 		return
 	}
 	c.ccCount++
-	if c.ccCount < RateWindow {
+	if c.ccCount < CNPRateWindow {
 		return
 	}
 	e := &t.events[c.ccPending-1]

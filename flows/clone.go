@@ -32,6 +32,7 @@ func (t *Table) Clone() *Table {
 		frameEvents: t.frameEvents,
 		frameStart:  t.frameStart,
 	}
+	c.cfg.RateSink = nil // the copy's windows are not the capture's: only the original streams them
 	// Flows are numbered by their position in order, so a pointer maps to
 	// its copy through its index.
 	for i, f := range t.order {

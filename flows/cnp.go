@@ -12,6 +12,7 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 	}
 	e := Event{Kind: EventCNP, TsNs: p.TsNs, Flow: f, Target: target}
 	if target != nil {
+		t.rateTick(target, p.TsNs) // counted in the target's window at the CNP's time
 		target.CNPsReceived++
 		if target.req.cePending {
 			e.ECNToCNPNs = p.TsNs - target.cold.ceFirst

@@ -183,7 +183,7 @@
 // # CNP rate windows (DCQCN reaction)
 //
 // A cnp event with a target gets the target's rate over its last
-// RateWindow (16) request packets before the CNP (RateBeforeBps) and over
+// CNPRateWindow (16) request packets before the CNP (RateBeforeBps) and over
 // its first 16 request packets after it (RateAfterBps): floor((FrameLen of
 // packets 2..16) * 8 * 10^9 / (t16 - t1)), integers only. Request packets
 // are the frames observeRequest sees (replays and READ requests included;
@@ -198,6 +198,27 @@
 // length in what was padding); the one pending after-window per flow is an
 // event index and a count in the flow's cold state; nothing is allocated
 // per packet.
+//
+// # Rate windows
+//
+// Config.Bin (W, default DefaultBinNs = 1 ms; --bin) cuts time into windows
+// [k·W, (k+1)·W) of ns since the Unix epoch (floor division: a frame exactly
+// at k·W is in window k). A flow's counters packets, bytes, payload_bytes,
+// ecn_ce, cnps and cnps_received are split by window: a frame counts in the
+// window of its ts_ns, a CNP's cnps_received on its target in the window of
+// the CNP's time (the moment the target's counter grows), so a flow's
+// windows add up to its counters exactly. A flow keeps only its current
+// window (in its cold state, from its second frame: the counters when the
+// window opened, and the largest closed window's bytes for the peak; 72
+// bytes, the cold state grows from the 144- to the 208-byte size class; a
+// flow of one frame has one window, its totals). A frame of a later window
+// closes the current one; a frame earlier than the current window
+// (timestamps out of order within a file) counts in the current window.
+// Closed windows go to Config.RateSink as they close, during Observe, and
+// each flow's last window at Finish in first-seen order of the flows; a
+// window where nothing was counted is never handed over. Clone's copy has
+// no sink. Flow.PeakWindowBytes is the most wire bytes of any window (the
+// open one included).
 //
 // # PFC and PAUSE
 //

@@ -85,8 +85,8 @@ type Event struct {
 	HasECNToCNP bool
 
 	// DCQCN reaction (cnp events with a target, ccrate.go): the target's
-	// rate over its last RateWindow request packets before the CNP and its
-	// first RateWindow after it, when HasRateBefore / HasRateAfter.
+	// rate over its last CNPRateWindow request packets before the CNP and its
+	// first CNPRateWindow after it, when HasRateBefore / HasRateAfter.
 	// (The flags come first: they fill the padding after HasECNToCNP, so
 	// the event grows by the two rates only, 112 -> 128 bytes.)
 	HasRateBefore bool

@@ -80,6 +80,8 @@ type reqState struct {
 
 // flowCold is the state of a flow made on first need (Flow.more).
 type flowCold struct {
+	rate rateState // the current rate window, from the flow's second frame (rates.go)
+
 	peer    *Flow            // the reverse flow (peerState != peerUnknown)
 	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
 	ceFirst int64            // first CE-marked frame since the previous matched CNP

@@ -19,6 +19,14 @@ type Config struct {
 	// taken (export writes latency.parquet from it). The table keeps only
 	// the values (Flow.Latencies).
 	LatencySink func(LatencySample)
+	// Bin is the rate window W in ns (peak rate, RateSink); 0 means
+	// DefaultBinNs.
+	Bin int64
+	// RateSink, when not nil, receives every flow's non-empty rate windows
+	// (RateWindow) as they close: during Observe when a later window's
+	// frame arrives, and at Finish each flow's last one. It must not keep
+	// the window's Flow beyond the table's life, nor call the table.
+	RateSink func(RateWindow)
 }
 
 // DefaultMaxFlows is the flow limit used when Config.MaxFlows is 0.
@@ -69,6 +77,9 @@ func NewTable(cfg Config) *Table {
 		pmtu:  cfg.PMTU,
 
 		maxFlows: cfg.MaxFlows,
+	}
+	if t.cfg.Bin <= 0 {
+		t.cfg.Bin = DefaultBinNs // Config and Clone see the window in force
 	}
 	if t.bps <= 0 {
 		t.bps = DefaultLinkSpeedBps
@@ -179,6 +190,9 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
+	if c := f.cold; c == nil || bias(p.TsNs) >= c.rate.endB { // rateTick, inlined by hand
+		t.rateMove(f, p.TsNs)
+	}
 	f.account(p, isCNP)
 	if p.CM.Attr != 0 {
 		t.observeCM(p)
@@ -311,6 +325,7 @@ func (t *Table) Finish() {
 		}
 	}
 	t.finishPFC()
+	t.finishRates()
 	slices.SortStableFunc(t.events, compareEvents)
 	t.resolveEvents()
 }

@@ -228,7 +228,12 @@ func structure(r map[string]any) map[string]any {
 	for _, f := range r["flows"].([]any) {
 		m := map[string]any{}
 		for k, v := range f.(map[string]any) {
-			if k != "first_ts_ns" && k != "last_ts_ns" && !strings.HasSuffix(k, "_ns") { // latency percentiles too
+			switch k {
+			case "first_ts_ns", "last_ts_ns", "goodput_bps", "peak_bps": // rates follow the frames' timing
+			default:
+				if strings.HasSuffix(k, "_ns") { // latency percentiles too
+					continue
+				}
 				m[k] = v
 			}
 		}

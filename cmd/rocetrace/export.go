@@ -42,6 +42,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	cnp.register(fs.FlagSet)
 	disp.register(fs.FlagSet, "write only the frames that match EXPR to packets.parquet (the other tables describe the whole capture)")
 	c.registerMaxFlows(fs.FlagSet)
+	c.registerBin(fs.FlagSet)
 	c.register(fs.FlagSet)
 	pf.register(fs.FlagSet)
 	if code := pf.parse(fs, args, &c, stdout, stderr); code >= 0 {
@@ -181,6 +182,7 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	// the reading.
 	cfg := x.c.engine(in.Names())
 	cfg.Flows.LatencySink = ex.Latency // latency.parquet, streamed as samples are taken
+	cfg.Flows.RateSink = ex.Rate       // rates.parquet's rows, as the windows close
 	e := engine.New(cfg)
 	t, names := e.Table(), in.Names()
 	var exErr error

@@ -128,7 +128,7 @@ func TestExportRoundTrip(t *testing.T) {
 			t.Errorf("stdout does not name %s.parquet:\n%s", tb, out)
 		}
 	}
-	if got, want := expFiles(t, dir), []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet"}; !slices.Equal(got, want) {
+	if got, want := expFiles(t, dir), []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}; !slices.Equal(got, want) {
 		t.Fatalf("files %v, want %v", got, want)
 	}
 
@@ -581,6 +581,7 @@ func TestExportDuckDB(t *testing.T) {
 				{paths.Flows, new(export.FlowRow)},
 				{paths.Events, new(export.EventRow)},
 				{paths.PFC, new(export.PFCRow)},
+				{paths.Rates, new(export.RateRow)},
 			}
 			for _, tb := range tables {
 				queries = append(queries,

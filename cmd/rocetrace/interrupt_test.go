@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/internal/testenv"
 )
 
@@ -60,7 +61,7 @@ func TestExportInterruptedEverywhere(t *testing.T) {
 		dir := t.TempDir()
 		code, out, errOut := expRun(newSigCountdown(n), "export", "-o", dir, in)
 		if code == exitOK {
-			if got := expFiles(t, dir); len(got) != 5 {
+			if got := expFiles(t, dir); len(got) != len(export.Tables) {
 				t.Errorf("not interrupted: files %v", got)
 			}
 			break
@@ -111,7 +112,7 @@ func TestExportRemovesStale(t *testing.T) {
 			t.Errorf("%s: still there (%v)", p, err)
 		}
 	}
-	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet"}
+	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
 	if got := expFiles(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("files %v, want %v", got, want)
 	}

@@ -26,6 +26,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	files.register(fs.FlagSet)
 	a.register(fs.FlagSet)
 	pf.register(fs.FlagSet)
+	a.registerBin(fs.FlagSet)
 	if code := pf.parse(fs, args, &a.common, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -120,7 +121,7 @@ type reportFlags struct {
 
 func (r *reportFlags) register(fs *pflag.FlagSet, jsonUsage string) {
 	fs.BoolVar(&r.json, "json", false, jsonUsage)
-	fs.BoolVar(&r.allFlows, "all-flows", false, "list every flow in the human report (default: problems first, at most 50)")
+	fs.BoolVar(&r.allFlows, "all-flows", false, "list every flow in the human report (default: problems first, worst first, at most 50)")
 }
 
 // write prints rep to stdout: JSON, or the human report (coloured on a

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
@@ -28,7 +29,7 @@ Usage:
   rocetrace [report] [flags] FILE...        human report (default command)
   rocetrace report --json [flags] FILE...   the report as one JSON document
   rocetrace packets [--json] [-V] FILE...   one line per frame
-  rocetrace export -o DIR [flags] FILE...   Parquet dataset (packets, flows, events, pfc)
+  rocetrace export -o DIR [flags] FILE...   Parquet dataset (packets, flows, events, pfc, rates)
   rocetrace tui [flags] FILE...             interactive terminal UI
   rocetrace tui -i IFACE [flags]            the terminal UI over a live capture
   rocetrace capture -i IFACE [-w FILE] ...  live capture; prints the report when it ends
@@ -77,7 +78,9 @@ type common struct {
 	maxFlows  int    // --max-flows, on the commands that analyse (registerMaxFlows)
 	vxlanPort uint16 // --vxlan-port
 
-	hasMaxFlows bool // registerMaxFlows was called
+	hasMaxFlows bool          // registerMaxFlows was called
+	bin         time.Duration // --bin, on report, export and tui (registerBin); 0 = flows.DefaultBinNs
+	hasBin      bool          // registerBin was called
 	linkBps     int64
 	pmtuVal     int // 0 = auto
 
@@ -100,12 +103,19 @@ func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
 	c.hasMaxFlows = true
 }
 
+// registerBin adds --bin, the rate window of peak_bps and rates.parquet,
+// for report, export and tui.
+func (c *common) registerBin(fs *pflag.FlagSet) {
+	fs.DurationVar(&c.bin, "bin", time.Duration(flows.DefaultBinNs), "rate window for peak_bps and rates.parquet (a Go duration: 100us, 1ms, 1s)")
+	c.hasBin = true
+}
+
 // engine returns the engine configuration of the shared flags, with the
 // read filter over the inputs names.
 func (c *common) engine(names []string) engine.Config {
 	return engine.Config{
 		Decode: decode.Config{RoCEPort: c.rocePort, VXLANPort: c.vxlanPort},
-		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows},
+		Flows:  flows.Config{PMTU: c.pmtuVal, LinkSpeedBps: c.linkBps, MaxFlows: c.maxFlows, Bin: int64(c.bin)},
 		Keep:   c.keep(names),
 	}
 }
@@ -130,6 +140,9 @@ func (c *common) resolve() error {
 	}
 	if c.vxlanPort == 0 {
 		return errors.New("invalid --vxlan-port 0")
+	}
+	if c.hasBin && c.bin <= 0 {
+		return fmt.Errorf("invalid --bin %s: want a duration above 0 (e.g. 1ms)", c.bin)
 	}
 	if c.hasMaxFlows && c.maxFlows < 1 {
 		return fmt.Errorf("invalid --max-flows %d: want 1 or more", c.maxFlows)

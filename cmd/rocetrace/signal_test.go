@@ -270,7 +270,7 @@ func TestSignalExportFIFO(t *testing.T) {
 		t.Errorf("exit %d, want 130 (stderr %q)", code, stderr.String())
 	}
 	want := "rocetrace: export interrupted after 0 frames (" + fifo + ", byte offset 0); nothing written to " +
-		strings.Join([]string{dir + "/packets.parquet", dir + "/flows.parquet", dir + "/events.parquet", dir + "/pfc.parquet", dir + "/latency.parquet"}, ", ") + "\n"
+		strings.Join([]string{dir + "/packets.parquet", dir + "/flows.parquet", dir + "/events.parquet", dir + "/pfc.parquet", dir + "/latency.parquet", dir + "/rates.parquet"}, ", ") + "\n"
 	if stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)
 	}

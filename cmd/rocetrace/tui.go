@@ -27,6 +27,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a.register(fs.FlagSet)
 	var pf pointFlags
 	pf.register(fs.FlagSet)
+	a.registerBin(fs.FlagSet)
 
 	if code := fs.parseArgs(args, &a.common, stdout, stderr); code >= 0 {
 		return code

@@ -102,6 +102,7 @@ func flowsOf(r *analysis.Report) []analysis.FlowReport {
 		// Latency values depend on the live replay's timing; the counts do not.
 		out[i].AckLatencyP50Ns, out[i].AckLatencyP99Ns, out[i].AckLatencyMaxNs = nil, nil, nil
 		out[i].ReadLatencyP50Ns, out[i].ReadLatencyP99Ns, out[i].ReadLatencyMaxNs = nil, nil, nil
+		out[i].GoodputBps, out[i].PeakBps = nil, 0 // rates follow the timing too
 	}
 	return out
 }

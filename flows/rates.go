@@ -1,0 +1,150 @@
+package flows
+
+import "math"
+
+// DefaultBinNs is the rate window used when Config.Bin is 0: 1 ms.
+const DefaultBinNs int64 = 1_000_000
+
+// RateWindow is one non-empty window [StartNs, StartNs+W) of a flow's
+// counters (W = Config.Bin): what the flow's counters gained while its
+// frames (and, for CNPsReceived, the CNPs that named it) fell in that
+// window. A flow's windows add up to its totals.
+type RateWindow struct {
+	Flow         *Flow
+	StartNs      int64 // k·W, ns since the Unix epoch
+	Packets      int64
+	Bytes        int64
+	PayloadBytes int64
+	ECNCE        int64
+	CNPs         int64
+	CNPsReceived int64
+}
+
+// rateCounts is a snapshot of the flow counters that rate windows split.
+type rateCounts struct {
+	packets, bytes, payload, ce, cnps, cnpsRecv int64
+}
+
+// rateState is the flow's current rate window (in flowCold: a flow that saw
+// one frame has one window, implied by FirstTsNs and its totals).
+type rateState struct {
+	start int64 // current window's start, k·W
+	// endB is the window's end (k+1)·W (saturated at MaxInt64), biased
+	// (bias) so that the zero value, no window yet, is below every time:
+	// the hot path's test is one comparison.
+	endB uint64
+	base rateCounts // the flow's counters when the window opened
+	peak int64      // most wire bytes in a closed window
+}
+
+// bias maps int64 order onto uint64 order, MinInt64 to 0.
+func bias(v int64) uint64 { return uint64(v) ^ 1<<63 }
+
+// open makes [start, start+w) the current window.
+func (r *rateState) open(start, w int64) {
+	end := int64(math.MaxInt64)
+	if start <= math.MaxInt64-w {
+		end = start + w
+	}
+	r.start, r.endB = start, bias(end)
+}
+
+func (f *Flow) rateCounts() rateCounts {
+	return rateCounts{f.Packets, f.Bytes, f.PayloadBytes, f.ECNCE, f.CNPs, f.CNPsReceived}
+}
+
+// windowStart returns k·w for the k with k·w <= ts < (k+1)·w (floor
+// division, also for negative ts).
+func windowStart(ts, w int64) int64 {
+	k := ts / w
+	if ts%w < 0 {
+		k--
+	}
+	return k * w
+}
+
+// Bin returns the rate window in ns (Config.Bin; DefaultBinNs for 0, which Config then returns).
+func (t *Table) Bin() int64 { return t.cfg.Bin }
+
+// rateTick moves f's current window to the one holding ts, closing the
+// current one when ts is past its end. It is called before a frame at ts
+// (or a CNP that names f) changes f's counters. A frame earlier than the
+// current window (timestamps out of order in a file) counts in the current
+// window. A flow's first frame needs nothing: its window is FirstTsNs's.
+// observeFlow has the test written out (rateTick is too large to be
+// inlined); rateMove is the rare rest.
+func (t *Table) rateTick(f *Flow, ts int64) {
+	if c := f.cold; c != nil && bias(ts) < c.rate.endB {
+		return
+	}
+	t.rateMove(f, ts)
+}
+
+// rateMove is rateTick's slow path: the window state is made (the flow's
+// second frame, or a CNP naming a flow of one frame), or ts is past the
+// current window's end.
+func (t *Table) rateMove(f *Flow, ts int64) {
+	if f.Packets == 0 {
+		return
+	}
+	r := &f.more().rate
+	if r.endB == 0 {
+		r.open(windowStart(f.FirstTsNs, t.cfg.Bin), t.cfg.Bin)
+	}
+	if bias(ts) < r.endB {
+		return
+	}
+	start := windowStart(ts, t.cfg.Bin)
+	if start == r.start { // the last window of time, whose end saturated
+		return
+	}
+	now := f.rateCounts()
+	t.closeWindow(f, r, now)
+	r.open(start, t.cfg.Bin)
+	r.base = now
+}
+
+// closeWindow ends f's current window, whose counters are now − r.base:
+// it updates the peak and hands the window to Config.RateSink.
+func (t *Table) closeWindow(f *Flow, r *rateState, now rateCounts) {
+	b := r.base
+	w := RateWindow{
+		Flow: f, StartNs: r.start,
+		Packets: now.packets - b.packets, Bytes: now.bytes - b.bytes, PayloadBytes: now.payload - b.payload,
+		ECNCE: now.ce - b.ce, CNPs: now.cnps - b.cnps, CNPsReceived: now.cnpsRecv - b.cnpsRecv,
+	}
+	r.peak = max(r.peak, w.Bytes)
+	if t.cfg.RateSink != nil {
+		t.cfg.RateSink(w)
+	}
+}
+
+// finishRates hands every flow's last window to Config.RateSink, in
+// first-seen order of the flows.
+func (t *Table) finishRates() {
+	if t.cfg.RateSink == nil {
+		return
+	}
+	for _, f := range t.order {
+		if f.cold != nil && f.cold.rate.endB != 0 {
+			t.closeWindow(f, &f.cold.rate, f.rateCounts())
+			continue
+		}
+		c := f.rateCounts()
+		t.cfg.RateSink(RateWindow{
+			Flow: f, StartNs: windowStart(f.FirstTsNs, t.cfg.Bin),
+			Packets: c.packets, Bytes: c.bytes, PayloadBytes: c.payload,
+			ECNCE: c.ce, CNPs: c.cnps, CNPsReceived: c.cnpsRecv,
+		})
+	}
+}
+
+// PeakWindowBytes returns the most wire bytes of the flow in one window of
+// Table.Bin (the current, still open, window included).
+func (f *Flow) PeakWindowBytes() int64 {
+	if f.cold == nil || f.cold.rate.endB == 0 {
+		return f.Bytes
+	}
+	r := &f.cold.rate
+	return max(r.peak, f.Bytes-r.base.bytes)
+}

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
 
@@ -183,6 +184,15 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 		AddItem(u.tabs, 1, 0, false).
 		AddItem(u.pages, 0, 1, true).
 		AddItem(u.footer, 1, 0, false)
+
+	// The status line's position follows the selection: the panes move it
+	// themselves (j, k, g...), so it is written again before every draw.
+	// It runs under tview's application lock: updateStatus and the views'
+	// Position must not call the application (GetFocus would deadlock).
+	u.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		u.updateStatus()
+		return x, y, w, h
+	})
 
 	u.snap = model.Snapshot()
 	u.appliedSeq.Store(u.snap.Seq)

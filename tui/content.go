@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,6 +159,16 @@ func (p packetRows) find(pos int) int {
 		return lo
 	}
 	return -1
+}
+
+// atOrAfter returns the row of Index position pos or, when the rows do not
+// hold it, of the first position after it (len when none follows).
+func (p packetRows) atOrAfter(pos int) int {
+	if p.frames == nil {
+		return min(pos, p.len())
+	}
+	i, _ := slices.BinarySearch(p.frames, uint32(pos))
+	return i
 }
 
 // newPacketContent returns the content of a packet table over rows, with

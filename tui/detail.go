@@ -77,7 +77,7 @@ func (v *detailView) SetFilter(string, bool) {}
 
 // Position implements view.
 func (v *detailView) Position() string {
-	if v.u.app.GetFocus() == v.packets {
+	if v.packets.HasFocus() { // not app.GetFocus: Position runs while drawing, under the app lock
 		return "packet " + strings.TrimPrefix(position(v.packets), "row ")
 	}
 	return "event " + strings.TrimPrefix(position(v.events), "row ")

@@ -91,7 +91,7 @@ func (v *overviewView) Bindings() []binding {
 
 // Position implements view.
 func (v *overviewView) Position() string {
-	if v.u.app.GetFocus() == v.findings {
+	if v.findings.HasFocus() { // not app.GetFocus: Position runs while drawing, under the app lock
 		return "finding " + strings.TrimPrefix(position(v.findings), "row ")
 	}
 	return position(v.worst)

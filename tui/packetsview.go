@@ -122,9 +122,9 @@ func (v *packetsView) applyWant() {
 func (v *packetsView) Refresh(s *Snapshot) {
 	if v.filter == "" {
 		if v.rows.snap != s || v.rows.frames != nil {
+			keep := v.selectedPos()
 			v.rows = packetRows{snap: s}
-			setContent(v.table, newPacketContent(v.rows, v.u.pager), -1)
-			v.setTitle()
+			v.setRows(keep)
 		}
 		v.applyWant()
 		return
@@ -140,12 +140,34 @@ func (v *packetsView) Refresh(s *Snapshot) {
 			if filter != v.filter {
 				return
 			}
+			keep := v.selectedPos() // read when the rows change: the user may have moved meanwhile
 			v.rows = packetRows{snap: s, frames: frames}
-			setContent(v.table, newPacketContent(v.rows, v.u.pager), -1)
-			v.setTitle()
+			v.setRows(keep)
 			v.applyWant()
 		}
 	})
+}
+
+// selectedPos returns the Index position of the selected frame, -1 none.
+func (v *packetsView) selectedPos() int {
+	row := selectedRow(v.table)
+	if row < 0 || v.rows.snap == nil || row >= v.rows.len() {
+		return -1
+	}
+	return v.rows.pos(row)
+}
+
+// setRows shows v.rows, keeping frame keep selected when the rows hold it,
+// else the nearest following frame (the last row when none follows): a new
+// row list keeps the frame, never the row number. This is independent of
+// how the rows were chosen (which frames a filter matches).
+func (v *packetsView) setRows(keep int) {
+	at := -1
+	if keep >= 0 {
+		at = v.rows.atOrAfter(keep)
+	}
+	setContent(v.table, newPacketContent(v.rows, v.u.pager), at)
+	v.setTitle()
 }
 
 func (v *packetsView) setTitle() {

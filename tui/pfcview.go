@@ -73,7 +73,7 @@ func (v *pfcView) SetFilter(string, bool) {}
 
 // Position implements view.
 func (v *pfcView) Position() string {
-	if v.u.app.GetFocus() == v.episodes {
+	if v.episodes.HasFocus() { // not app.GetFocus: Position runs while drawing, under the app lock
 		return "episode " + strings.TrimPrefix(position(v.episodes), "row ")
 	}
 	return position(v.keys)

@@ -57,6 +57,20 @@ func setContent(t *tview.Table, c tview.TableContent, keep int) {
 	t.Select(row, 0)
 }
 
+// showTop swaps a table's content after a new sort order: the table shows
+// its first rows, and the selected row stays selected (at its new place
+// keep) only when that place is among them; otherwise the first row is
+// selected.
+func showTop(t *tview.Table, c tview.TableContent, keep int) {
+	_, _, _, h := t.GetInnerRect()
+	if keep < 0 || keep >= h-1 { // the header takes a line
+		keep = 0
+	}
+	_, col := t.GetOffset()
+	setContent(t, c, keep)
+	t.SetOffset(0, col)
+}
+
 // selectedRow returns the selected data row (0-based), or -1.
 func selectedRow(t *tview.Table) int {
 	row, _ := t.GetSelection()

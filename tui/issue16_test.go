@@ -1,0 +1,178 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gdamore/tcell/v2"
+
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/internal/synth"
+)
+
+// Regression tests of issue 16's "wrong or misleading" items, on the
+// SimulationScreen.
+
+// typeFilter opens the filter input, types text and presses Enter.
+func (hs *harness) typeFilter(text string) {
+	hs.t.Helper()
+	hs.key(tcell.KeyRune, '/')
+	hs.keys(text)
+	hs.key(tcell.KeyEnter, 0)
+}
+
+// statusLine returns the last line of the screen.
+func (hs *harness) statusLine() string {
+	lines := strings.Split(strings.TrimRight(hs.text(), "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+// Item 1: a packets filter keeps the selected frame, not the row number.
+// loss_nak_replay's 23 frames: A->B (QP 0x22) sends frames 1-4 (PSN 1000,
+// 1001, 1002, 1004), B's NAK is frame 5 (QP 0x11), A goes on with 6-8, replays
+// 1003..1007 in 9-13, B ACKs in 14, A writes 8 more frames 15-22, B ACKs in
+// 23. So QP 0x22 has the 20 frames other than 5, 14 and 23, and QP 0x11 has
+// frames 5, 14, 23.
+func TestPacketsFilterKeepsFrame(t *testing.T) {
+	tests := []struct {
+		name      string
+		frame     string // selected before filtering
+		filter    string
+		headers   string // the frame selected after
+		position  string
+		oldWrongs string // what the row-number keeping showed
+	}{
+		// Frame 10 passes qp:0x22: it is its 9th frame (1,2,3,4,6,7,8,9,10).
+		{"own flow", "10", "qp:0x22", "Headers of frame 10", "row 9/20", "frame 11"},
+		// Frame 10 is not in qp:0x11: the nearest following frame is 14,
+		// the second of 5, 14, 23.
+		{"other flow", "10", "qp:0x11", "Headers of frame 14", "row 2/3", "frame 23"},
+		// Frame 5 in its own QP: the first of 5, 14, 23 (the old code kept
+		// row 5, clamped to the last row: frame 23).
+		{"own flow, first frame", "5", "qp:0x11", "Headers of frame 5", "row 1/3", "frame 23"},
+		// Nothing follows frame 23 in qp:0x22 (last: 22): the last row.
+		{"nothing follows", "23", "qp:0x22", "Headers of frame 22", "row 20/20", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			hs := newHarness(t, 120, 40, lossNAK(t))
+			hs.key(tcell.KeyRune, '4')
+			hs.typeFilter(tc.frame)
+			hs.contains("Headers of frame " + tc.frame)
+			hs.typeFilter(tc.filter)
+			hs.contains(tc.headers)
+			hs.contains("Packets │ " + tc.position)
+			// Clearing the filter keeps the frame too.
+			want := strings.TrimPrefix(tc.headers, "Headers of frame ")
+			hs.key(tcell.KeyRune, '/')
+			for range len(tc.filter) {
+				hs.key(tcell.KeyBackspace2, 0)
+			}
+			hs.key(tcell.KeyEnter, 0)
+			hs.contains("Headers of frame " + want)
+			hs.contains("Packets │ row " + want + "/23")
+		})
+	}
+}
+
+// Item 2: the status line's position follows j, k, g and G in Flows and
+// Events (the table moves the selection itself, no tick follows).
+func TestStatusPositionFollowsKeys(t *testing.T) {
+	// congestion_cnp has 4 flows, loss_nak_replay 3 events (psn_gap,
+	// nak, retransmission). j from row 1 is row 2, then 3; k back to 2; G
+	// the last row, g the first.
+	for _, view := range []struct {
+		key  rune
+		name string
+		path string
+		n    string
+	}{
+		{'2', "Flows", writeScenario(t, "congestion_cnp", synth.CongestionCNP(), synth.PcapNanos), "4"},
+		{'3', "Events", lossNAK(t), "3"},
+	} {
+		t.Run(view.name, func(t *testing.T) {
+			hs := newHarness(t, 120, 40, view.path)
+			hs.key(tcell.KeyRune, view.key)
+			hs.contains(view.name + " │ row 1/" + view.n)
+			for _, step := range []struct {
+				r   rune
+				pos string
+			}{{'j', "2"}, {'j', "3"}, {'k', "2"}, {'G', view.n}, {'g', "1"}} {
+				hs.key(tcell.KeyRune, step.r)
+				if want := view.name + " │ row " + step.pos + "/" + view.n; !strings.Contains(hs.statusLine(), want) {
+					t.Fatalf("after %c: status %q, want %q", step.r, hs.statusLine(), want)
+				}
+			}
+		})
+	}
+}
+
+// manyConns writes n connections; connection i (0-based) loses i PSNs of
+// a 16-frame write from A (QP 0x1000+i) and B ACKs: the data flow of
+// connection i has Missing = i, and B's ACK flow none.
+func manyConns(t *testing.T, n int) string {
+	c := &synth.Capture{}
+	ts := int64(1_700_000_000_000_000_000)
+	for i := range n {
+		conn := synth.NewConn(c, synth.Host(1), synth.Host(2), uint32(0x2000+i), uint32(0x1000+i), 0, 0)
+		for j := range 16 {
+			if j == 8 && i > 0 {
+				conn.Lose(synth.A, i)
+			}
+			conn.Request(synth.A, ts, decode.OpSendOnly, 64, nil)
+			ts += 1_000
+		}
+		conn.Ack(synth.B, ts, conn.NextPSN(synth.A)-1)
+		ts += 1_000
+	}
+	return writeScenario(t, "many", c, synth.PcapNanos)
+}
+
+// Item 3: after a sort the table shows its top rows, and keeps the
+// selection only when it is among them.
+func TestSortShowsTop(t *testing.T) {
+	// 30 connections, 60 flows in first-seen order: the data flow of
+	// connection i is flow #2i+1 with Missing = i, its ACK flow #2i+2 has
+	// Missing 0. 120x40: the table shows 35 rows (40 - tab bar - status -
+	// 2 borders - header).
+	hs := newHarness(t, 120, 40, manyConns(t, 30))
+	hs.key(tcell.KeyRune, '2')
+	hs.contains("Flows (60 of 60)")
+	clickMissing := func() {
+		t.Helper()
+		lines := strings.Split(hs.text(), "\n")
+		x := strings.Index(lines[2], "Missing")
+		if x < 0 {
+			t.Fatalf("no Missing header:\n%s", hs.text())
+		}
+		hs.click(len([]rune(lines[2][:x])), 2)
+	}
+	hs.key(tcell.KeyRune, 'G') // flow #60: connection 29's ACK flow, Missing 0
+	hs.contains("Flows │ row 60/60")
+	clickMissing() // by Missing, descending (a counter)
+	hs.contains("by Missing descending")
+	hs.contains("Missing▼")
+	// Flow #60 sorts to row 31 + 29 = 60 (the 30 data flows come first,
+	// then 30 ACK flows... flow #1 has Missing 0 too: ties in first-seen
+	// order: flows #59..#3 (29 rows), then #1, #2, #4, ..., #60): not on
+	// the first screen, so the top is shown, row 1 (flow #59) selected.
+	hs.contains("Flows │ row 1/60")
+	if !strings.Contains(strings.Split(hs.text(), "\n")[3], "║59 ") {
+		t.Fatalf("the top rows are not shown:\n%s", hs.text())
+	}
+	// Row 3 (flow #55, Missing 27) selected, reversed (ascending): the 31
+	// flows of Missing 0 come first, then Missing 1 (#3) at row 32, ...
+	// Missing 27 at row 58: off screen, the top again.
+	hs.keys("jj")
+	hs.contains("Flows │ row 3/60")
+	hs.key(tcell.KeyRune, 'r')
+	hs.contains("by Missing ascending")
+	hs.contains("Flows │ row 1/60")
+	// Row 1 is flow #1; row 2 flow #2; select it, reverse: descending,
+	// flow #2 is at row 31 (after the 29 lossy data flows and #1): on the
+	// first screen, so it stays selected.
+	hs.key(tcell.KeyRune, 'j')
+	hs.key(tcell.KeyRune, 'r')
+	hs.contains("by Missing descending")
+	hs.contains("Flows │ row 31/60")
+}

@@ -55,15 +55,17 @@ type tableContent struct {
 	sortCol int  // column with a sort arrow, -1 none
 	desc    bool // the arrow points down
 	onClick func(col int)
+	table   *tview.Table // the table showing it (useContent): its columns fit its width
+	frozen  int          // columns that stay while h / l scroll the others
 }
 
 var _ tview.TableContent = (*tableContent)(nil)
 
 func (c *tableContent) GetRowCount() int    { return c.n + 1 }
-func (c *tableContent) GetColumnCount() int { return len(c.cols) }
+func (c *tableContent) GetColumnCount() int { return c.fittedColumns() }
 
 func (c *tableContent) GetCell(row, col int) *tview.TableCell {
-	if col < 0 || col >= len(c.cols) || row < 0 || row > c.n {
+	if col < 0 || col >= len(c.cols) || row < 0 || row > c.n || (c.n == 0 && row > 0) {
 		return nil
 	}
 	k := c.cols[col]

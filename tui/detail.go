@@ -48,8 +48,8 @@ func newDetailView(u *UI) *detailView {
 			u.openPacket(v.pktRows.pos(row))
 		}
 	})
-	v.events.SetContent(&tableContent{cols: detailEventColumns, sortCol: -1})
-	v.packets.SetContent(&tableContent{cols: packetColumns, sortCol: -1})
+	useContent(v.events, &tableContent{cols: detailEventColumns, sortCol: -1})
+	useContent(v.packets, &tableContent{cols: packetColumns, sortCol: -1})
 	top := tview.NewFlex().
 		AddItem(v.info, 0, 1, false).
 		AddItem(v.chart, 0, 1, false)
@@ -110,7 +110,7 @@ func (v *detailView) open(i int) {
 		v.flow = i
 		v.evRows = nil
 		v.pktRows = packetRows{}
-		v.events.SetContent(&tableContent{cols: detailEventColumns, sortCol: -1})
+		useContent(v.events, &tableContent{cols: detailEventColumns, sortCol: -1})
 		v.events.Select(1, 0)
 		v.packets.Select(1, 0)
 		v.packets.SetOffset(0, 0)

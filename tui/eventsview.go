@@ -29,7 +29,7 @@ func newEventsView(u *UI) *eventsView {
 			u.openEvent(int(v.rows[row]))
 		}
 	})
-	v.table.SetContent(&tableContent{cols: eventColumns, sortCol: -1})
+	useContent(v.table, &tableContent{cols: eventColumns, sortCol: -1})
 	return v
 }
 

@@ -39,7 +39,7 @@ func newFlowsView(u *UI) *flowsView {
 			u.openFlow(int(v.rows[row]))
 		}
 	})
-	v.table.SetContent(v.content(nil))
+	useContent(v.table, v.content(nil))
 	return v
 }
 
@@ -173,7 +173,7 @@ func (v *flowsView) content(r *analysis.Report) *tableContent {
 		sortCol = v.sortCol + 1
 	}
 	c := &tableContent{
-		cols: flowTableColumns, sortCol: sortCol, desc: v.desc,
+		cols: flowTableColumns, sortCol: sortCol, desc: v.desc, frozen: 2, // # and Flow stay
 		onClick: func(col int) {
 			if col == 0 {
 				v.sortBy(-1)

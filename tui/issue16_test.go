@@ -176,3 +176,87 @@ func TestSortShowsTop(t *testing.T) {
 	hs.contains("by Missing descending")
 	hs.contains("Flows │ row 31/60")
 }
+
+// headerWords returns the words of a table's header line, the titles of
+// several words joined by "_".
+func headerWords(line string) []string {
+	line = strings.Trim(line, "║│ ")
+	for _, t := range []string{"Paused share", "CNP rx", "Source MAC"} {
+		line = strings.ReplaceAll(line, t, strings.ReplaceAll(t, " ", "_"))
+	}
+	return strings.Fields(line)
+}
+
+// Item 4: a column is shown whole or not at all when it is a number:
+// headers are never sliced ("aused shar…" was "Paused share" cut from the
+// left), numbers never lose digits; h scrolls the rest while # and Flow
+// stay.
+func TestNarrowColumnsWhole(t *testing.T) {
+	pfc := writeScenario(t, "pfc_pause_storm", synth.PFCPauseStorm(), synth.Pcapng)
+	for _, tc := range []struct {
+		key    rune
+		titles []column
+		skip   int // leading columns not checked
+	}{
+		{'2', flowTableColumns, 0},
+		{'5', pfcColumns, 0},
+	} {
+		titles := map[string]bool{}
+		for _, c := range tc.titles {
+			titles[strings.ReplaceAll(c.title, " ", "_")] = true
+		}
+		for _, w := range []int{60, 70, 80, 90, 100, 110} {
+			hs := newHarness(t, w, 24, pfc)
+			hs.key(tcell.KeyRune, tc.key)
+			lines := strings.Split(hs.text(), "\n")
+			for _, word := range headerWords(lines[2]) {
+				if !titles[word] {
+					t.Errorf("view %c at %d columns: header %q is not a column title:\n%s", tc.key, w, word, hs.text())
+				}
+			}
+			if strings.Contains(lines[3], "…") && tc.key == '5' {
+				t.Errorf("view %c at %d columns: a number is cut: %q", tc.key, w, lines[3])
+			}
+		}
+	}
+	// 80 columns, l twice: # and Flow stay, Type and Packets scroll out.
+	hs := newHarness(t, 80, 24, pfc)
+	hs.key(tcell.KeyRune, '2')
+	hs.keys("ll")
+	got := headerWords(strings.Split(hs.text(), "\n")[2])
+	if len(got) < 3 || got[0] != "#" || got[1] != "Flow" || got[2] != "Bytes" {
+		t.Fatalf("after l l: header %q, want # Flow Bytes ...", got)
+	}
+}
+
+// Item 5: the overview timeline. loss_nak_replay spans 93 µs (frame 1 at
+// +0, frame 23 at +93 µs); at 120 columns the plot is 118 - 12 (labels) -
+// 22 (scales) = 84 columns: 93,000 / 84 = 1,107 ns a column. The timeline
+// has 94 buckets of 1 µs; the psn_gap (4 µs) and the NAK (4.5 µs) fall in
+// bucket 4, alone in column 4 (4*94/84 = 4 to 5*94/84 = 5): 2 events a
+// bucket, 2 * 1,107 / 1,000 = 2.2 a column.
+func TestTimelineAxisAndScales(t *testing.T) {
+	hs := newHarness(t, 120, 40, lossNAK(t))
+	hs.contains("Span       93 µs from")
+	hs.contains("(1 column ≈ 1.107 µs)  +93 µs")
+	lines := strings.Split(hs.text(), "\n")
+	for _, want := range []struct{ label, scale string }{
+		{"Throughput", "0–9.2 Gb/s"},
+		{"Problems", "0–2.2 / 1.107 µs"},
+		{"CE marks", "none"},
+		{"Paused", "none"},
+	} {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "│"+want.label) {
+				found = true
+				if !strings.Contains(l, want.scale) {
+					t.Errorf("the %s band's first row %q does not state %q", want.label, l, want.scale)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no band %s:\n%s", want.label, hs.text())
+		}
+	}
+}

@@ -62,8 +62,8 @@ func newOverviewView(u *UI) *overviewView {
 		AddItem(top, 12, 0, false).
 		AddItem(v.chart, 0, 1, false).
 		AddItem(v.worst, 0, 1, true)
-	v.findings.SetContent(&tableContent{cols: findingColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
-	v.worst.SetContent(&tableContent{cols: worstColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
+	useContent(v.findings, &tableContent{cols: findingColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
+	useContent(v.worst, &tableContent{cols: worstColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
 	return v
 }
 
@@ -226,11 +226,18 @@ func (v *overviewView) refreshChart(s *Snapshot) {
 			return vals, peak(vals, width)
 		}
 	}
+	// Counts are quoted per column, the width the axis states.
+	counts := func(sr Series) func(int) ([]float64, string) {
+		return func(n int) ([]float64, string) {
+			vals, width := tl.Resample(sr, n)
+			return vals, peakCount(vals, width, tl.ColumnNs(n))
+		}
+	}
 	c.series = []chartSeries{
 		{label: "Throughput", color: tcell.ColorGreen, data: series(SeriesBytes, peakRate)},
-		{label: "Problems", color: tcell.ColorRed, data: series(SeriesProblems, peakCount)},
-		{label: "CE marks", color: tcell.ColorYellow, data: series(SeriesCE, peakCount)},
-		{label: "CNPs", color: tcell.ColorOrange, data: series(SeriesCNP, peakCount)},
+		{label: "Problems", color: tcell.ColorRed, data: counts(SeriesProblems)},
+		{label: "CE marks", color: tcell.ColorYellow, data: counts(SeriesCE)},
+		{label: "CNPs", color: tcell.ColorOrange, data: counts(SeriesCNP)},
 		{label: "Paused", color: tcell.ColorAqua, data: series(SeriesPaused, peakShare)},
 	}
 }

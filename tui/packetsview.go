@@ -25,7 +25,7 @@ type packetsView struct {
 func newPacketsView(u *UI) *packetsView {
 	v := &packetsView{u: u, detailPos: -1, want: -1}
 	v.table = newTable("Packets", func(row int) { u.focusPane(1) })
-	v.table.SetContent(&tableContent{cols: packetColumns, sortCol: -1})
+	useContent(v.table, &tableContent{cols: packetColumns, sortCol: -1})
 	v.table.SetSelectionChangedFunc(func(row, _ int) { v.showDetail() })
 	v.tree = newText("Headers", false)
 	v.hex = newText("Bytes", false)

@@ -47,8 +47,8 @@ func newPFCView(u *UI) *pfcView {
 			u.openEvent(int(v.epRows[row]))
 		}
 	})
-	v.keys.SetContent(&tableContent{cols: pfcColumns, sortCol: -1})
-	v.episodes.SetContent(&tableContent{cols: episodeColumns, sortCol: -1})
+	useContent(v.keys, &tableContent{cols: pfcColumns, sortCol: -1})
+	useContent(v.episodes, &tableContent{cols: episodeColumns, sortCol: -1})
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.keys, 0, 2, true).
 		AddItem(v.chart, 6, 0, false).

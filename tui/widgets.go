@@ -40,7 +40,7 @@ func newTable(title string, open func(row int)) *tview.Table {
 func setContent(t *tview.Table, c tview.TableContent, keep int) {
 	row, _ := t.GetSelection()
 	off, col := t.GetOffset()
-	t.SetContent(c)
+	useContent(t, c)
 	if keep >= 0 {
 		row = keep + 1
 	}

@@ -55,7 +55,8 @@ send() { tmux send-keys -t "$session" "$@"; }
 step() { echo "tui-e2e: $*"; }
 
 step "overview"
-expect "1 Overview" "Flows with the most problems" "10.0.0.1>10.0.0.2:qp0x000022" "23 frames loaded"
+expect "1 Overview" "Connections with the most problems" "10.0.0.1>10.0.0.2:qp0x000022" "23 frames loaded"
+expect "2 in 1 connection, 1 with problems"
 expect "Findings (2)" "psn_gap" "Throughput"
 
 step "Enter: the worst flow"
@@ -70,7 +71,7 @@ step "Esc: back to the flow, Esc: back to the overview"
 send Escape
 expect "Flow #1" "Flow │ event 1/3"
 send Escape
-expect "Overview │ row 1/2"
+expect "Overview │ row 1/1"
 
 step "2: flows, s: sort by flow id, / filter"
 send 2

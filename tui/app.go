@@ -129,6 +129,7 @@ type UI struct {
 	events   *eventsView
 	packets  *packetsView
 	pfc      *pfcView
+	conns    *connsView
 	top      []view // the views of the number keys, in order
 
 	global   []binding          // the keys of every view
@@ -152,7 +153,8 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u.events = newEventsView(u)
 	u.packets = newPacketsView(u)
 	u.pfc = newPFCView(u)
-	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc}
+	u.conns = newConnsView(u)
+	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc, u.conns}
 	u.global = globalBindings(u, u.top)
 	u.bindings = map[view][]binding{}
 	for _, v := range u.allViews() {
@@ -275,5 +277,5 @@ func (u *UI) tick() {
 
 // allViews returns every view, in the order of the help.
 func (u *UI) allViews() []view {
-	return []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc}
+	return []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc, u.conns}
 }

@@ -15,7 +15,19 @@
 // every frame in a virtualized table, its header tree and hex dump (Tab
 // between the three); / filters by flow or goes to a frame number. 5 PFC:
 // per source MAC and priority, the pause episodes of the selected one
-// (Enter opens the frame that started one) and paused time over time.
+// (Enter opens the frame that started one) and paused time over time. 6
+// Connections: the QP pairs (a flow and its peer), both directions in one
+// row with their counters added, as Wireshark's Conversations; sortable
+// and filterable as the flows, Enter opens the direction with the
+// problems. The overview's problem list and its "with problems" count are
+// per connection: a loss shows as a gap in one direction and a NAK in the
+// other, and counts once.
+//
+// Tables show only the columns that fit whole (fit.go): numbers are never
+// cut, the last text column is cut on the right with an ellipsis, h / l
+// scroll the others while the key columns (# and Flow) stay. A new sort
+// order shows the top rows. A new packet list (a filter set or cleared)
+// keeps the selected frame, or selects the nearest following one.
 // Everywhere: arrows or h j k l, g G, PgUp PgDn, Tab / Shift-Tab, Enter,
 // Esc (back), / (filter), ? (help listing every key), q or Ctrl-C (quit);
 // the mouse selects, opens (double click), scrolls and switches tabs.

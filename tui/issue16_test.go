@@ -110,13 +110,20 @@ func TestStatusPositionFollowsKeys(t *testing.T) {
 // manyConns writes n connections; connection i (0-based) loses i PSNs of
 // a 16-frame write from A (QP 0x1000+i) and B ACKs: the data flow of
 // connection i has Missing = i, and B's ACK flow none.
-func manyConns(t *testing.T, n int) string {
+func manyConns(t *testing.T, n int) string { return manyConnsNAK(t, n, false) }
+
+// manyConnsNAK is manyConns; with nak, B also NAKs the first PSN lost
+// (connections 1..n-1), so that each loss shows in both directions.
+func manyConnsNAK(t *testing.T, n int, nak bool) string {
 	c := &synth.Capture{}
 	ts := int64(1_700_000_000_000_000_000)
 	for i := range n {
 		conn := synth.NewConn(c, synth.Host(1), synth.Host(2), uint32(0x2000+i), uint32(0x1000+i), 0, 0)
 		for j := range 16 {
 			if j == 8 && i > 0 {
+				if nak {
+					conn.NAK(synth.B, ts, conn.NextPSN(synth.A), decode.NAKCodePSNSequenceError)
+				}
 				conn.Lose(synth.A, i)
 			}
 			conn.Request(synth.A, ts, decode.OpSendOnly, 64, nil)
@@ -259,4 +266,42 @@ func TestTimelineAxisAndScales(t *testing.T) {
 			t.Errorf("no band %s:\n%s", want.label, hs.text())
 		}
 	}
+}
+
+// Item 6: one loss is one problem connection, not two problem flows. 30
+// connections, 29 of them (1..29) lose PSNs and NAK them: 58 flows with
+// problems (29 data flows with a gap, 29 reverse flows with a NAK), 29
+// connections with problems.
+func TestConnections(t *testing.T) {
+	hs := newHarness(t, 120, 40, manyConnsNAK(t, 30, true))
+	hs.contains("Flows      60 in 30 connections, 29 with problems")
+	hs.contains("Connections with the most problems")
+	// The worst first: connection 29's data flow (Missing 29), its peer QP
+	// 0x00201d, packets of both directions: 16 requests + the NAK + the
+	// ACK = 18.
+	lines := strings.Split(hs.text(), "\n")
+	var worst string
+	for i, l := range lines {
+		if strings.Contains(l, "Peer QP") {
+			worst = lines[i+1]
+		}
+	}
+	if f := strings.Fields(strings.Trim(worst, "║")); len(f) < 5 || f[0] != "10.0.0.1>10.0.0.2:qp0x00101d" || f[1] != "0x00201d" || f[3] != "18" || f[4] != "29" {
+		t.Fatalf("worst connection row %q", worst)
+	}
+	hs.key(tcell.KeyRune, '6')
+	hs.contains("Connections (30 of 30, 60 flows)")
+	hs.key(tcell.KeyRune, 'p')
+	hs.contains("Connections (29 of 30, 60 flows) with problems")
+	// Enter opens the direction with the problems: connection 1's data
+	// flow (#3, to QP 0x1001), not its NAK flow.
+	hs.key(tcell.KeyEnter, 0)
+	hs.contains("Flow #3")
+}
+
+// TestScreenConnections is the connections view's golden screen.
+func TestScreenConnections(t *testing.T) {
+	hs := newHarness(t, 120, 40, lossNAK(t))
+	hs.key(tcell.KeyRune, '6')
+	hs.golden("connections")
 }

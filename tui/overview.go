@@ -22,14 +22,16 @@ type overviewView struct {
 	worst    *tview.Table
 
 	report    *analysis.Report // the report the tables show
-	worstRows []int32
-	counts    reportCounts // of report
+	worstRows connRows         // the connections with the most problems
+	counts    reportCounts     // of report
 }
 
 // reportCounts are the summary's tallies of a report, made in a job.
 type reportCounts struct {
 	problemFlows int64
 	kinds        map[string]int64
+	conns        int64 // connections (QP pairs)
+	problemConns int64 // connections with problems in either direction
 }
 
 func countReport(r *analysis.Report) reportCounts {
@@ -50,9 +52,9 @@ func newOverviewView(u *UI) *overviewView {
 	v.summary = newText("Capture", true)
 	v.findings = newTable("Findings", v.openFinding)
 	v.chart = newChart("Timeline")
-	v.worst = newTable("Flows with the most problems (Enter: open)", func(row int) {
-		if row < len(v.worstRows) {
-			u.openFlow(int(v.worstRows[row]))
+	v.worst = newTable(worstTitle, func(row int) {
+		if row < len(v.worstRows.order) {
+			u.openFlow(int(v.worstRows.sums[v.worstRows.order[row]].worse))
 		}
 	})
 	top := tview.NewFlex().
@@ -99,8 +101,13 @@ func (v *overviewView) Position() string {
 
 var findingColumns = []column{{title: "Severity"}, {title: "Code"}, {title: "Message", expand: 1}}
 
+// worstTitle is the title of the overview's table of connections.
+const worstTitle = "Connections with the most problems (Enter: open the flow with them)"
+
+// worstColumns: per connection, its direction with the problems, its
+// peer's QP and both directions' counters added.
 var worstColumns = []column{
-	{title: "Flow"}, {title: "Type"}, {title: "Packets", right: true}, {title: "Missing", right: true},
+	{title: "Flow"}, {title: "Peer QP"}, {title: "Type"}, {title: "Packets", right: true}, {title: "Missing", right: true},
 	{title: "Retx", right: true}, {title: "NAK", right: true}, {title: "RNR", right: true},
 	{title: "CE", right: true}, {title: "CNP rx", right: true},
 }
@@ -128,8 +135,9 @@ func (v *overviewView) Refresh(s *Snapshot) {
 	}
 	v.report = r
 	v.u.jobs.start("overview", func() func() {
-		worst := worstFlows(r, 50)
+		worst, bad := worstConns(r, 50)
 		counts := countReport(r)
+		counts.conns, counts.problemConns = int64(len(worst.conns)), bad
 		return func() {
 			if r == v.report {
 				v.counts = counts
@@ -148,7 +156,7 @@ func (v *overviewView) showSummary(s *Snapshot) {
 	v.summary.SetText(summaryText(s, v.counts))
 }
 
-func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
+func (v *overviewView) showTables(r *analysis.Report, worst connRows) {
 	titled(v.findings.Box, "Findings ("+fmtCount(int64(len(r.Findings)))+")")
 	setContent(v.findings, &tableContent{
 		cols: findingColumns, n: len(r.Findings), sortCol: -1,
@@ -171,17 +179,19 @@ func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
 		},
 	}, -1)
 	v.worstRows = worst
-	title := "Flows with the most problems (Enter: open)"
-	if len(worst) == 0 {
-		title = "No flow shows loss, replays, NAKs or congestion"
+	title := worstTitle
+	if len(worst.order) == 0 {
+		title = "No connection shows loss, replays, NAKs or congestion"
 	}
 	titled(v.worst.Box, title)
 	setContent(v.worst, &tableContent{
-		cols: worstColumns, n: len(worst), sortCol: -1,
+		cols: worstColumns, n: len(worst.order), sortCol: -1,
 		cell: func(row, col int) (string, mark) {
-			f := &r.Flows[worst[row]]
+			i := worst.order[row]
+			s, c := &worst.sums[i], worst.conns[i]
+			f := &r.Flows[s.worse]
 			m := markCongestion
-			if flowSeverity(f) == sevProblem {
+			if s.severity == sevProblem {
 				m = markProblem
 			}
 			var n int64
@@ -189,21 +199,30 @@ func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
 			case 0:
 				return f.ID, m
 			case 1:
-				return f.Transport, m
+				peer := c.b
+				if peer == s.worse {
+					peer = c.a
+				}
+				if peer < 0 {
+					return "-", m
+				}
+				return qpName(r.Flows[peer].DstQPN), m
 			case 2:
-				n = f.Packets
+				return f.Transport, m
 			case 3:
-				n = f.MissingPSNs
+				n = s.packetsAB + s.packetsBA
 			case 4:
-				n = f.Retransmitted
+				n = s.missing
 			case 5:
-				n = f.NAKs
+				n = s.retx
 			case 6:
-				n = f.RNRNAKs
+				n = s.naks
 			case 7:
-				n = f.ECNCE
+				n = s.rnr
 			case 8:
-				n = f.CNPsReceived
+				n = s.ce
+			case 9:
+				n = s.cnpsRx
 			}
 			return fmtCount(n), m
 		},
@@ -278,7 +297,8 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 		start := time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC")
 		line("Span", "%s from %s", fmtDur(c.LastTsNs-c.FirstTsNs), start)
 	}
-	line("Flows", "%s, %s with problems", fmtCount(int64(len(r.Flows))), fmtCount(counts.problemFlows))
+	line("Flows", "%s in %s, %s with problems", fmtCount(int64(len(r.Flows))),
+		plural(counts.conns, "connection"), fmtCount(counts.problemConns))
 	kinds := counts.kinds
 	var ks []string
 	for _, k := range eventKinds {

@@ -140,6 +140,7 @@ type UI struct {
 	filterPrev string
 	helpOpen   bool
 	msg        string // one-off message in the status line
+	width      int    // the screen's width at the last draw (the status line fits it)
 }
 
 // newUI builds the UI over a model and a pager. quit is called when the
@@ -192,6 +193,7 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	// It runs under tview's application lock: updateStatus and the views'
 	// Position must not call the application (GetFocus would deadlock).
 	u.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		u.width = w
 		u.updateStatus()
 		return x, y, w, h
 	})
@@ -202,16 +204,21 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	return u
 }
 
-// centered places p in the middle of the screen, w wide, one line from the
-// top and bottom.
+// centered places p in the middle of the screen, at most w wide (the
+// screen's width less a column on each side when narrower), one line from
+// the top and bottom.
 func centered(p tview.Primitive, w int) tview.Primitive {
-	return tview.NewFlex().
-		AddItem(nil, 0, 1, false).
-		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 1, 0, false).
-			AddItem(p, 0, 1, true).
-			AddItem(nil, 1, 0, false), w, 0, true).
-		AddItem(nil, 0, 1, false)
+	outer := tview.NewFlex()
+	inner := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(nil, 1, 0, false).
+		AddItem(p, 0, 1, true).
+		AddItem(nil, 1, 0, false)
+	outer.AddItem(nil, 0, 1, false).AddItem(inner, w, 0, true).AddItem(nil, 0, 1, false)
+	outer.SetDrawFunc(func(_ tcell.Screen, x, y, width, height int) (int, int, int, int) {
+		outer.ResizeItem(inner, max(1, min(w, width-2)), 0)
+		return x, y, width, height
+	})
+	return outer
 }
 
 // wakeUp asks the supervisor for a tick soon. It never blocks.

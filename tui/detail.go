@@ -50,6 +50,7 @@ func newDetailView(u *UI) *detailView {
 	})
 	useContent(v.events, &tableContent{cols: detailEventColumns, sortCol: -1})
 	useContent(v.packets, &tableContent{cols: packetColumns, sortCol: -1})
+	v.info.SetWrap(true).SetWordWrap(true) // long values go on the next line, never cut
 	top := tview.NewFlex().
 		AddItem(v.info, 0, 1, false).
 		AddItem(v.chart, 0, 1, false)
@@ -57,6 +58,23 @@ func newDetailView(u *UI) *detailView {
 		AddItem(top, 9, 0, false).
 		AddItem(v.events, 0, 1, true).
 		AddItem(v.packets, 0, 2, false)
+	// Below 120 columns the counters get more of the width and room for
+	// their wrapped lines.
+	v.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w < 120 {
+			top.ResizeItem(v.info, 0, 3).ResizeItem(v.chart, 0, 2)
+			v.root.ResizeItem(top, 11, 0)
+		} else {
+			top.ResizeItem(v.info, 0, 1).ResizeItem(v.chart, 0, 1)
+			v.root.ResizeItem(top, 9, 0)
+		}
+		if h < 30 { // the events keep rows: as many lines as the packets
+			v.root.ResizeItem(v.packets, 0, 1)
+		} else {
+			v.root.ResizeItem(v.packets, 0, 2)
+		}
+		return x, y, w, h
+	})
 	return v
 }
 

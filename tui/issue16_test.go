@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -244,9 +245,10 @@ func TestNarrowColumnsWhole(t *testing.T) {
 // bucket, 2 * 1,107 / 1,000 = 2.2 a column.
 func TestTimelineAxisAndScales(t *testing.T) {
 	hs := newHarness(t, 120, 40, lossNAK(t))
-	hs.contains("Span       93 µs from")
+	hs.contains("│Span       93 µs   ")
 	hs.contains("(1 column ≈ 1.107 µs)  +93 µs")
-	lines := strings.Split(hs.text(), "\n")
+	text := hs.text()
+	lines := strings.Split(text[strings.Index(text, "┌ Timeline"):], "\n")
 	for _, want := range []struct{ label, scale string }{
 		{"Throughput", "0–9.2 Gb/s"},
 		{"Problems", "0–2.2 / 1.107 µs"},
@@ -274,7 +276,8 @@ func TestTimelineAxisAndScales(t *testing.T) {
 // connections with problems.
 func TestConnections(t *testing.T) {
 	hs := newHarness(t, 120, 40, manyConnsNAK(t, 30, true))
-	hs.contains("Flows      60 in 30 connections, 29 with problems")
+	hs.contains("Flows      60 in 30 connections")
+	hs.contains("Problems   29 connections")
 	hs.contains("Connections with the most problems")
 	// The worst first: connection 29's data flow (Missing 29), its peer QP
 	// 0x00201d, packets of both directions: 16 requests + the NAK + the
@@ -299,9 +302,37 @@ func TestConnections(t *testing.T) {
 	hs.contains("Flow #3")
 }
 
-// TestScreenConnections is the connections view's golden screen.
-func TestScreenConnections(t *testing.T) {
-	hs := newHarness(t, 120, 40, lossNAK(t))
-	hs.key(tcell.KeyRune, '6')
-	hs.golden("connections")
+// Every terminal size: at 80x24 and 100x30 the overview shows the
+// findings, the five timeline bands and the worst connection; at 60x20 it
+// drops the timeline and the findings pane (in that order), never a
+// value; the status line's key hints shorten instead of being cut.
+func TestOverviewSizes(t *testing.T) {
+	path := lossNAK(t)
+	for _, tc := range []struct {
+		w, h       int
+		want, gone []string
+		keys       string // the key hints the status line ends with
+	}{
+		{100, 30, []string{"Findings (2)", "Throughput", "Problems  ", "CE marks", "CNPs", "Paused", "psn_gap", "10.0.0.1>10.0.0.2:qp0x000022"}, nil,
+			"? help  / filter  Esc back  q quit"},
+		{80, 24, []string{"Findings (2)", "Throughput", "CE marks", "Paused", "psn_gap", "10.0.0.1>10.0.0.2:qp0x000022", "Span       93 µs"}, nil,
+			"? help  q quit"},
+		{60, 20, []string{"Span       93 µs", "Problems   1 connection", "10.0.0.1>10.0.0.2:qp0x000022"}, []string{"Findings (2)", "Throughput"},
+			"? help  q quit"}, // and no file name: "Overview │ row 1/1 │ 23 frames loaded" first
+	} {
+		t.Run(fmt.Sprintf("%dx%d", tc.w, tc.h), func(t *testing.T) {
+			hs := newHarness(t, tc.w, tc.h, path)
+			for _, s := range tc.want {
+				hs.contains(s)
+			}
+			for _, s := range tc.gone {
+				if strings.Contains(hs.text(), s) {
+					t.Errorf("%s shown at %dx%d:\n%s", s, tc.w, tc.h, hs.text())
+				}
+			}
+			if st := hs.statusLine(); !strings.HasSuffix(st, "│ "+tc.keys) {
+				t.Errorf("status %q does not end with %q", st, tc.keys)
+			}
+		})
+	}
 }

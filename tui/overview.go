@@ -16,6 +16,7 @@ import (
 type overviewView struct {
 	u        *UI
 	root     *tview.Flex
+	top      *tview.Flex // summary and findings side by side
 	summary  *tview.TextView
 	findings *tview.Table
 	chart    *chart
@@ -57,16 +58,54 @@ func newOverviewView(u *UI) *overviewView {
 			u.openFlow(int(v.worstRows.sums[v.worstRows.order[row]].worse))
 		}
 	})
-	top := tview.NewFlex().
+	v.summary.SetWrap(true).SetWordWrap(true) // a long value goes on the next line, never cut
+	v.top = tview.NewFlex().
 		AddItem(v.summary, 60, 0, false).
 		AddItem(v.findings, 0, 1, false)
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(top, 12, 0, false).
+		AddItem(v.top, 12, 0, false).
 		AddItem(v.chart, 0, 1, false).
 		AddItem(v.worst, 0, 1, true)
+	v.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		v.layout(w, h)
+		return x, y, w, h
+	})
 	useContent(v.findings, &tableContent{cols: findingColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
 	useContent(v.worst, &tableContent{cols: worstColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
 	return v
+}
+
+// layout sizes the panes for a w x h view. From 30 lines (100x30 and up)
+// every pane has room: the capture and findings 12 lines, the timeline and
+// the connections half of the rest each. Below, the panes keep what their
+// content needs: the timeline one line a band (8 lines), the summary its
+// 8 lines; below 22 lines the timeline goes first, below 70 columns the
+// findings (the summary counts them); values wrap, never cut.
+func (v *overviewView) layout(w, h int) {
+	sumW := 60
+	switch {
+	case w < 70:
+		sumW = w // no findings pane
+	case w < 120:
+		sumW = max(46, w/2)
+	}
+	v.top.ResizeItem(v.summary, sumW, 0)
+	if w < 70 {
+		v.top.ResizeItem(v.findings, 0, 0)
+	} else {
+		v.top.ResizeItem(v.findings, 0, 1)
+	}
+	switch {
+	case h >= 28:
+		v.root.ResizeItem(v.top, 12, 0)
+		v.root.ResizeItem(v.chart, 0, 1)
+	case h >= 20:
+		v.root.ResizeItem(v.top, 10, 0)
+		v.root.ResizeItem(v.chart, 8, 0) // 5 bands of one line, the axis, borders
+	default:
+		v.root.ResizeItem(v.top, 10, 0)
+		v.root.ResizeItem(v.chart, 0, 0) // dropped
+	}
 }
 
 // Name implements view.
@@ -273,8 +312,7 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 		line("Status", "%s", liveStatus(s))
 	case p.Done && p.Canceled:
 		line("Status", "[yellow]stopped after %s[-]", plural(p.Frames, "frame"))
-	case p.Done:
-		line("Status", "loaded")
+	case p.Done: // the status bar says "N frames loaded"
 	default:
 		line("Status", "%s", progressBar(p, 16))
 	}
@@ -290,15 +328,14 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	if !p.Done {
 		frames += " analysed so far"
 	}
-	line("Frames", "%s", frames)
-	line("RoCE", "%s (%s CNPs)", fmtCount(c.RoCEPackets), fmtCount(c.CNPPackets))
+	line("Frames", "%s (RoCE %s, CNP %s)", frames, fmtCount(c.RoCEPackets), fmtCount(c.CNPPackets))
 	line("PFC/PAUSE", "%s / %s", fmtCount(c.PFCFrames), fmtCount(c.PauseFrames))
 	if c.Packets > 0 {
-		start := time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC")
-		line("Span", "%s from %s", fmtDur(c.LastTsNs-c.FirstTsNs), start)
+		line("Span", "%s", fmtDur(c.LastTsNs-c.FirstTsNs))
+		line("Start", "%s", time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC"))
 	}
-	line("Flows", "%s in %s, %s with problems", fmtCount(int64(len(r.Flows))),
-		plural(counts.conns, "connection"), fmtCount(counts.problemConns))
+	line("Flows", "%s in %s", fmtCount(int64(len(r.Flows))), plural(counts.conns, "connection"))
+	line("Problems", "%s", plural(counts.problemConns, "connection"))
 	kinds := counts.kinds
 	var ks []string
 	for _, k := range eventKinds {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 )
 
 // The bottom line: the status line, or the filter input while a filter is
@@ -52,12 +53,13 @@ func (u *UI) updateStatus() {
 	s := u.snap
 	var b strings.Builder
 	b.WriteString("[::b]")
+	label := fileLabel(s.Files)
 	if s.Live {
-		b.WriteString(escape(liveLabel(s.Files)))
-	} else {
-		b.WriteString(escape(fileLabel(s.Files)))
+		label = liveLabel(s.Files)
 	}
+	b.WriteString(escape(label))
 	b.WriteString("[::-] │ ")
+	fileEnd := b.Len()
 	b.WriteString(u.current().Name())
 	if pos := u.current().Position(); pos != "" {
 		b.WriteString(" │ " + pos)
@@ -78,8 +80,31 @@ func (u *UI) updateStatus() {
 	default:
 		b.WriteString(plural(s.Progress.Frames, "frame") + " loaded")
 	}
-	b.WriteString(" │ " + statusKeys)
-	u.status.SetText(b.String())
+	line := b.String()
+	if keys := fitKeys(line, u.width); keys != "" || u.width <= 0 {
+		line += keys
+	} else if rest := line[fileEnd:]; fitKeys(rest, u.width) != "" {
+		line = rest + fitKeys(rest, u.width) // narrow: the help key before the file name
+	}
+	u.status.SetText(line)
+}
+
+// statusKeysShort are shorter forms of statusKeys, for narrow screens.
+var statusKeysShort = []string{statusKeys, "? help  / filter  Esc back  q quit", "? help  q quit", "? help"}
+
+// fitKeys returns the longest form of the key reminder that fits after
+// line in width cells (width 0: unknown, the full one), or none.
+func fitKeys(line string, width int) string {
+	if width <= 0 {
+		return " │ " + statusKeys
+	}
+	used := tview.TaggedStringWidth(line)
+	for _, k := range statusKeysShort {
+		if used+3+tview.TaggedStringWidth(k) <= width {
+			return " │ " + k
+		}
+	}
+	return ""
 }
 
 // fileLabel names the inputs in one short string.

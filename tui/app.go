@@ -139,8 +139,9 @@ type UI struct {
 	filtering  bool
 	filterPrev string
 	helpOpen   bool
-	msg        string // one-off message in the status line
-	width      int    // the screen's width at the last draw (the status line fits it)
+	msg        string       // one-off message in the status line
+	width      int          // the screen's width at the last draw (the status line fits it)
+	prompt     func(string) // the bottom input asks for a line (startPrompt), not a filter
 }
 
 // newUI builds the UI over a model and a pager. quit is called when the
@@ -174,7 +175,7 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	u.input = tview.NewInputField().SetLabel("/").SetFieldBackgroundColor(tview.Styles.MoreContrastBackgroundColor)
 	u.input.SetChangedFunc(func(text string) {
-		if u.filtering {
+		if u.filtering && u.prompt == nil {
 			u.current().SetFilter(text, false)
 		}
 	})

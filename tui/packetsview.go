@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
@@ -20,6 +22,7 @@ type packetsView struct {
 	requested *Snapshot // snapshot the filtered rows were asked for
 	detailPos int       // frame whose detail is shown or coming
 	want      int       // frame to select once the rows hold it, -1 none
+	marks     markSet   // marked frames (Index positions)
 }
 
 func newPacketsView(u *UI) *packetsView {
@@ -60,6 +63,9 @@ func (v *packetsView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "go to the header tree of the selected frame", v.table),
 		onRune('f', "open the flow of the selected frame", v.openFlow),
+		onRune('m', "mark the selected frame (or unmark it)", v.toggleMark),
+		onRune('\'', "go to the next marked frame", v.nextMark),
+		onRune('w', "write the marked frames (none marked: the frames listed) to a pcap file", v.write),
 		note("/", "frames of the flows matching a flows filter (words, ip:, qp:, problems)"),
 		note("/ N Enter", "go to frame N"),
 	}
@@ -166,14 +172,86 @@ func (v *packetsView) setRows(keep int) {
 	if keep >= 0 {
 		at = v.rows.atOrAfter(keep)
 	}
-	setContent(v.table, newPacketContent(v.rows, v.u.pager), at)
+	setContent(v.table, v.content(), at)
 	v.setTitle()
+}
+
+// content is the table's content: a marked frame's number has a "*".
+func (v *packetsView) content() *tableContent {
+	c := newPacketContent(v.rows, v.u.pager)
+	cell, rows := c.cell, v.rows
+	c.cell = func(row, col int) (string, mark) {
+		text, m := cell(row, col)
+		if col == 0 && len(v.marks) > 0 && v.marks.has(rows.pos(row)) {
+			text = "*" + text
+		}
+		return text, m
+	}
+	return c
+}
+
+// toggleMark marks or unmarks the selected frame.
+func (v *packetsView) toggleMark() {
+	if pos := v.selectedPos(); pos >= 0 {
+		v.marks.toggle(pos)
+		v.setTitle()
+	}
+}
+
+// nextMark selects the next marked frame (dropping a filter that hides
+// it).
+func (v *packetsView) nextMark() {
+	cur := v.selectedPos()
+	next := v.marks.after(cur)
+	switch {
+	case next < 0:
+		v.u.msg = "no frame is marked (m marks one)"
+		return
+	case next == cur:
+		v.u.msg = "this is the only marked frame"
+		return
+	}
+	v.selectPos(next)
+}
+
+// write asks for a file name and writes the marked frames, or the frames
+// listed, to it in a job.
+func (v *packetsView) write() {
+	rows, marks := v.rows, slices.Clone(v.marks)
+	if rows.snap == nil {
+		return
+	}
+	what := plural(int64(rows.len()), "frame") + " listed"
+	n, pos := rows.len(), rows.pos
+	if len(marks) > 0 {
+		what = plural(int64(len(marks)), "marked frame")
+		n, pos = len(marks), func(i int) int { return int(marks[i]) }
+	}
+	v.u.startPrompt("write "+what+" to: ", "rocetrace-frames.pcap", func(path string) {
+		if path == "" {
+			return
+		}
+		v.u.msg = "writing " + what + " to " + path + "…"
+		v.u.jobs.start("write", func() func() {
+			err := v.u.pager.writePcapFile(rows.snap, n, pos, path)
+			return func() {
+				if err != nil {
+					v.u.msg = err.Error()
+					return
+				}
+				v.u.msg = "wrote " + what + " to " + path
+			}
+		})
+	})
 }
 
 func (v *packetsView) setTitle() {
 	t := "Packets (" + fmtCount(int64(v.rows.len()))
 	if v.filter != "" {
 		t += " of " + fmtCount(int64(v.rows.snap.Index.Len())) + ", frames of the flows matching " + v.filter
+	}
+	if len(v.marks) > 0 {
+		t += ", " + fmtCount(int64(len(v.marks))) + " marked"
 	}
 	titled(v.table.Box, t+")")
 }

@@ -26,13 +26,37 @@ func (u *UI) startFilter() {
 	u.app.SetFocus(u.input)
 }
 
+// startPrompt asks for a line in the bottom input (label, then text to
+// edit); Enter calls done with it, Esc cancels. While it is open, keys go
+// to the input as while a filter is typed.
+func (u *UI) startPrompt(label, text string, done func(string)) {
+	u.stack[len(u.stack)-1].focus = u.focusIndex()
+	u.prompt = done
+	u.filtering = true
+	u.input.SetLabel(label)
+	u.input.SetText(text)
+	u.footer.SwitchToPage("filter")
+	u.app.SetFocus(u.input)
+}
+
 // endFilter closes the filter input: Enter keeps the filter, Esc restores
-// the previous one.
+// the previous one. For a prompt, Enter calls its function.
 func (u *UI) endFilter(key tcell.Key) {
 	if !u.filtering {
 		return
 	}
 	u.filtering = false
+	if done := u.prompt; done != nil {
+		u.prompt = nil
+		u.input.SetLabel("/")
+		u.footer.SwitchToPage("status")
+		u.focusPane(u.stack[len(u.stack)-1].focus)
+		if key != tcell.KeyEscape {
+			done(u.input.GetText())
+		}
+		u.updateStatus()
+		return
+	}
 	if key == tcell.KeyEscape {
 		u.current().SetFilter(u.filterPrev, true)
 	} else {

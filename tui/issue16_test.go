@@ -336,3 +336,21 @@ func TestOverviewSizes(t *testing.T) {
 		})
 	}
 }
+
+// Esc clears a committed filter before it goes back.
+func TestEscClearsFilter(t *testing.T) {
+	hs := newHarness(t, 120, 40, congestion(t))
+	hs.key(tcell.KeyRune, '2')
+	hs.typeFilter("qp:0x101")
+	hs.contains("Flows (1 of 4)")
+	hs.key(tcell.KeyEscape, 0)
+	hs.contains("Flows (4 of 4)")
+	hs.contains("filter qp:0x101 cleared")
+	if hs.u.current() != hs.u.flows {
+		t.Fatalf("Esc left Flows for %s", hs.u.current().Name())
+	}
+	hs.key(tcell.KeyEscape, 0)
+	if hs.u.current() != hs.u.overview {
+		t.Fatalf("the second Esc shows %s, want Overview", hs.u.current().Name())
+	}
+}

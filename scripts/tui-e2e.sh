@@ -57,7 +57,7 @@ step() { echo "tui-e2e: $*"; }
 step "overview"
 expect "1 Overview" "Connections with the most problems" "10.0.0.1>10.0.0.2:qp0x000022" "23 frames loaded"
 expect "2 in 1 connection" "Problems   1 connection"
-expect "Findings (2)" "psn_gap" "Throughput"
+expect "Findings (2 in 2 codes)" "psn_gap" "Throughput"
 
 step "Enter: the worst flow"
 send Enter

@@ -25,6 +25,11 @@
 // per connection: a loss shows as a gap in one direction and a NAK in the
 // other, and counts once.
 //
+// The overview's findings are grouped by code, with their count and flow
+// (findings.go): Enter on a group lists its findings under it, Enter on a
+// finding opens its flow, or the PFC entry its message names. Esc clears a
+// committed filter before it goes back.
+//
 // Tables show only the columns that fit whole (fit.go): numbers are never
 // cut, the last text column is cut on the right with an ellipsis, h / l
 // scroll the others while the key columns (# and Flow) stay. A new sort

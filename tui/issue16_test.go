@@ -313,11 +313,11 @@ func TestOverviewSizes(t *testing.T) {
 		want, gone []string
 		keys       string // the key hints the status line ends with
 	}{
-		{100, 30, []string{"Findings (2)", "Throughput", "Problems  ", "CE marks", "CNPs", "Paused", "psn_gap", "10.0.0.1>10.0.0.2:qp0x000022"}, nil,
+		{100, 30, []string{"Findings (2 in 2 codes)", "Throughput", "Problems  ", "CE marks", "CNPs", "Paused", "psn_gap", "10.0.0.1>10.0.0.2:qp0x000022"}, nil,
 			"? help  / filter  Esc back  q quit"},
-		{80, 24, []string{"Findings (2)", "Throughput", "CE marks", "Paused", "psn_gap", "10.0.0.1>10.0.0.2:qp0x000022", "Span       93 µs"}, nil,
+		{80, 24, []string{"Findings (2 in 2 codes)", "Throughput", "CE marks", "Paused", "psn_gap", "10.0.0.1>10.0.0.2:qp0x000022", "Span       93 µs"}, nil,
 			"? help  q quit"},
-		{60, 20, []string{"Span       93 µs", "Problems   1 connection", "10.0.0.1>10.0.0.2:qp0x000022"}, []string{"Findings (2)", "Throughput"},
+		{60, 20, []string{"Span       93 µs", "Problems   1 connection", "10.0.0.1>10.0.0.2:qp0x000022"}, []string{"Findings (2 in 2 codes)", "Throughput"},
 			"? help  q quit"}, // and no file name: "Overview │ row 1/1 │ 23 frames loaded" first
 	} {
 		t.Run(fmt.Sprintf("%dx%d", tc.w, tc.h), func(t *testing.T) {
@@ -353,4 +353,33 @@ func TestEscClearsFilter(t *testing.T) {
 	if hs.u.current() != hs.u.overview {
 		t.Fatalf("the second Esc shows %s, want Overview", hs.u.current().Name())
 	}
+}
+
+// Findings are grouped by code with their count and flow; Enter on a
+// group opens it, on a finding opens its flow or its PFC entry.
+func TestFindingsGrouped(t *testing.T) {
+	// manyConnsNAK(30): connections 1..29 each have a psn_gap finding
+	// (data flow) and a nak finding (reverse flow): 58 findings in 2 codes.
+	hs := newHarness(t, 200, 50, manyConnsNAK(t, 30, true))
+	hs.contains("Findings (58 in 2 codes)")
+	hs.contains("▸ psn_gap    29 29 findings")
+	hs.key(tcell.KeyTab, 0) // the findings pane
+	hs.contains("Overview │ finding 1/2")
+	hs.key(tcell.KeyEnter, 0) // opens the psn_gap group: 2 + 29 rows
+	hs.contains("▾ psn_gap")
+	hs.contains("Overview │ finding 1/31")
+	hs.key(tcell.KeyRune, 'j')
+	hs.key(tcell.KeyEnter, 0) // its first finding: connection 1's data flow, #3
+	hs.contains("Flow #3")
+
+	// pfc_pause_storm: one pause_storm finding (no flow) about
+	// 02:5a:00:00:00:01 priority 3, the only PFC entry: Enter opens PFC.
+	hs = newHarness(t, 120, 40, pfcStorm(t))
+	hs.contains("Findings (1 in 1 code)")
+	hs.key(tcell.KeyTab, 0)
+	hs.key(tcell.KeyEnter, 0)
+	if hs.u.current() != hs.u.pfc {
+		t.Fatalf("Enter on the pause_storm finding shows %s", hs.u.current().Name())
+	}
+	hs.contains("Pause episodes of 02:5a:00:00:00:01 priority 3")
 }

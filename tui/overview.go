@@ -25,6 +25,10 @@ type overviewView struct {
 	report    *analysis.Report // the report the tables show
 	worstRows connRows         // the connections with the most problems
 	counts    reportCounts     // of report
+
+	groups      []findingGroup  // the report's findings by code
+	findingRows []findingRow    // the findings table's rows
+	openGroups  map[string]bool // codes whose findings are listed
 }
 
 // reportCounts are the summary's tallies of a report, made in a job.
@@ -49,7 +53,7 @@ func countReport(r *analysis.Report) reportCounts {
 }
 
 func newOverviewView(u *UI) *overviewView {
-	v := &overviewView{u: u}
+	v := &overviewView{u: u, openGroups: map[string]bool{}}
 	v.summary = newText("Capture", true)
 	v.findings = newTable("Findings", v.openFinding)
 	v.chart = newChart("Timeline")
@@ -138,8 +142,6 @@ func (v *overviewView) Position() string {
 	return position(v.worst)
 }
 
-var findingColumns = []column{{title: "Severity"}, {title: "Code"}, {title: "Message", expand: 1}}
-
 // worstTitle is the title of the overview's table of connections.
 const worstTitle = "Connections with the most problems (Enter: open the flow with them)"
 
@@ -151,16 +153,36 @@ var worstColumns = []column{
 	{title: "CE", right: true}, {title: "CNP rx", right: true},
 }
 
+// openFinding opens or closes a group of findings, or opens what a single
+// finding is about.
 func (v *overviewView) openFinding(row int) {
 	r := v.report
-	if r == nil || row >= len(r.Findings) {
+	if r == nil || row >= len(v.findingRows) {
 		return
 	}
-	if f := r.Findings[row].Flow; f != nil {
-		v.u.openFlowID(*f)
+	fr := v.findingRows[row]
+	g := &v.groups[fr.group]
+	if fr.member < 0 && len(g.members) > 1 {
+		v.openGroups[g.code] = !v.openGroups[g.code]
+		v.showFindings(r, row)
 		return
 	}
-	v.u.msg = r.Findings[row].Message // capture-wide: no flow to open; show it whole
+	f := &r.Findings[g.members[max(fr.member, 0)]]
+	if f.Flow != nil {
+		v.u.openFlowID(*f.Flow)
+		return
+	}
+	if i := pfcOfFinding(r, f); i >= 0 {
+		v.u.openPFC(i)
+		return
+	}
+	v.u.msg = f.Message // capture-wide: nothing to open; show it whole
+}
+
+// showFindings shows the grouped findings, row selected.
+func (v *overviewView) showFindings(r *analysis.Report, row int) {
+	v.findingRows = findingRows(v.groups, v.openGroups)
+	setContent(v.findings, findingContent(r, v.groups, v.findingRows, v.openGroups), row)
 }
 
 // Refresh shows the snapshot: the summary and chart every time (the
@@ -196,27 +218,9 @@ func (v *overviewView) showSummary(s *Snapshot) {
 }
 
 func (v *overviewView) showTables(r *analysis.Report, worst connRows) {
-	titled(v.findings.Box, "Findings ("+fmtCount(int64(len(r.Findings)))+")")
-	setContent(v.findings, &tableContent{
-		cols: findingColumns, n: len(r.Findings), sortCol: -1,
-		cell: func(row, col int) (string, mark) {
-			f := &r.Findings[row]
-			m := markNone
-			switch f.Severity {
-			case analysis.SeverityError:
-				m = markProblem
-			case analysis.SeverityWarning:
-				m = markCongestion
-			}
-			switch col {
-			case 0:
-				return string(f.Severity), m
-			case 1:
-				return f.Code, m
-			}
-			return f.Message, m
-		},
-	}, -1)
+	v.groups = groupFindings(r)
+	titled(v.findings.Box, "Findings ("+fmtCount(int64(len(r.Findings)))+" in "+plural(int64(len(v.groups)), "code")+")")
+	v.showFindings(r, -1)
 	v.worstRows = worst
 	title := worstTitle
 	if len(worst.order) == 0 {

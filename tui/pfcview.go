@@ -129,6 +129,16 @@ func (v *pfcView) Refresh(s *Snapshot) {
 }
 
 // selectKey shows the episodes of PFC entry i.
+// selectRow selects entry i of the report's PFC list (and shows its
+// episodes).
+func (v *pfcView) selectRow(i int) {
+	if v.report == nil || i < 0 || i >= len(v.report.PFC) {
+		return
+	}
+	v.keys.Select(i+1, 0)
+	v.selectKey(i)
+}
+
 func (v *pfcView) selectKey(i int) {
 	r := v.report
 	if r == nil || i < 0 || i >= len(r.PFC) {

@@ -11,13 +11,15 @@
 // Enter opens the flow. Flow: counters, peer (p opens it), its rate and its
 // peer's over time, its events (Enter opens the frame that shows one) and
 // its packets. 3 Events: every event, filterable by kind (t cycles) and
-// flow (/ kind:K flow:ID); Enter opens the frame, f the flow. 4 Packets:
+// flow (/ kind:K flow:ID), sortable by time, kind, flow or duration (s /
+// S, r); Enter opens the frame, f the flow. 4 Packets:
 // every frame in a virtualized table, its header tree and hex dump (Tab
 // between the three); / filters by flow or goes to a frame number; m marks
 // a frame, ' goes to the next mark, w writes the marked frames (none
 // marked: the frames listed) to a pcap file (marks.go). 5 PFC:
 // per source MAC and priority, the pause episodes of the selected one
-// (Enter opens the frame that started one) and paused time over time. 6
+// (Enter opens the frame that started one; s / S, r sort them, s once the
+// longest first) and paused time over time. 6
 // Connections: the QP pairs (a flow and its peer), both directions in one
 // row with their counters added, as Wireshark's Conversations; sortable
 // and filterable as the flows, Enter opens the direction with the

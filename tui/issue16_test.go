@@ -383,3 +383,67 @@ func TestFindingsGrouped(t *testing.T) {
 	}
 	hs.contains("Pause episodes of 02:5a:00:00:00:01 priority 3")
 }
+
+// PFC episodes sort: pfc_pause_storm's entry has two episodes, +5 ms for
+// 2 µs and +10 ms for 150.1 ms; s sorts by Duration, longest first.
+func TestPFCEpisodesSort(t *testing.T) {
+	hs := newHarness(t, 120, 40, pfcStorm(t))
+	hs.key(tcell.KeyRune, '5')
+	first := func() string {
+		t.Helper()
+		lines := strings.Split(hs.text(), "\n")
+		for i, l := range lines {
+			if strings.Contains(l, "Start") && strings.Contains(l, "Duration") {
+				return strings.Join(strings.Fields(strings.Trim(lines[i+1], "│")), " ")
+			}
+		}
+		t.Fatalf("no episodes:\n%s", hs.text())
+		return ""
+	}
+	if got := first(); got != "+5 ms 2 µs +5.002 ms 2" {
+		t.Fatalf("first episode %q", got)
+	}
+	hs.key(tcell.KeyRune, 's') // by Start: as it was
+	hs.key(tcell.KeyRune, 's') // by Duration, descending
+	hs.contains("by Duration descending")
+	hs.contains("Duration▼")
+	if got := first(); got != "+10 ms 150.1 ms +160.1 ms 502" {
+		t.Fatalf("longest episode first: %q", got)
+	}
+	hs.key(tcell.KeyRune, 'r')
+	hs.contains("by Duration ascending")
+	if got := first(); got != "+5 ms 2 µs +5.002 ms 2" {
+		t.Fatalf("reversed: %q", got)
+	}
+}
+
+// Events sort: loss_nak_replay's events are psn_gap (+4 µs), nak (+4.5
+// µs) and retransmission (+28 µs, 23.5 µs after the NAK).
+func TestEventsSort(t *testing.T) {
+	hs := newHarness(t, 120, 40, lossNAK(t))
+	hs.key(tcell.KeyRune, '3')
+	kinds := func() string {
+		t.Helper()
+		lines := strings.Split(hs.text(), "\n")
+		var out []string
+		for _, l := range lines[3:6] {
+			if f := strings.Fields(strings.Trim(l, "║")); len(f) > 2 {
+				out = append(out, f[2]) // "+4", "µs", kind
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got := kinds(); got != "psn_gap nak retransmission" {
+		t.Fatalf("time order: %q", got)
+	}
+	hs.keys("ss") // Time, then Kind ascending
+	hs.contains("by Kind ascending")
+	if got := kinds(); got != "nak psn_gap retransmission" {
+		t.Fatalf("by kind: %q", got)
+	}
+	hs.keys("ss") // Flow, then Duration descending: the replay's 23.5 µs first
+	hs.contains("by Duration descending")
+	if got := kinds(); got != "retransmission psn_gap nak" {
+		t.Fatalf("by duration: %q", got)
+	}
+}

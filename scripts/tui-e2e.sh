@@ -126,9 +126,9 @@ send / 1 4 Enter
 send m
 send / 5 Enter
 send m
-expect "Packets (23, 2 marked)" "*14" "*5"
+expect "Packets (23, 2 marked)" "*5"
 send "'"
-expect "Headers of frame 14"
+expect "Headers of frame 14" "*14"
 send w C-u
 send -l "$tmp/marked.pcap"
 send Enter

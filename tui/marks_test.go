@@ -64,9 +64,9 @@ func TestMarksAndWrite(t *testing.T) {
 	hs.key(tcell.KeyRune, 'm')
 	hs.contains("Packets (23, 2 marked)")
 	hs.contains("*5 ")
-	hs.contains("*14 ")
 	hs.key(tcell.KeyRune, '\'') // from frame 5: frame 14
 	hs.contains("Headers of frame 14")
+	hs.contains("*14 ")
 	hs.key(tcell.KeyRune, '\'') // after the last mark: the first
 	hs.contains("Headers of frame 5")
 

@@ -333,7 +333,9 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 		frames += " analysed so far"
 	}
 	line("Frames", "%s (RoCE %s, CNP %s)", frames, fmtCount(c.RoCEPackets), fmtCount(c.CNPPackets))
-	line("PFC/PAUSE", "%s / %s", fmtCount(c.PFCFrames), fmtCount(c.PauseFrames))
+	// other: as the text report counts it (neither RoCE nor PFC nor PAUSE)
+	line("PFC/PAUSE", "%s / %s, other %s", fmtCount(c.PFCFrames), fmtCount(c.PauseFrames),
+		fmtCount(c.Packets-c.RoCEPackets-c.PFCFrames-c.PauseFrames))
 	if c.Packets > 0 {
 		line("Span", "%s", fmtDur(c.LastTsNs-c.FirstTsNs))
 		line("Start", "%s", time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC"))

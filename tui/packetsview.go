@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
@@ -120,7 +122,7 @@ func (v *packetsView) applyWant() {
 	}
 	if row := v.rows.find(v.want); row >= 0 {
 		v.want = -1
-		v.table.Select(row+1, 0)
+		centre(v.table, row)
 	}
 }
 
@@ -253,7 +255,11 @@ func (v *packetsView) setTitle() {
 	if len(v.marks) > 0 {
 		t += ", " + fmtCount(int64(len(v.marks))) + " marked"
 	}
-	titled(v.table.Box, t+")")
+	t += ")"
+	if s := v.rows.snap; s != nil && len(s.Files) > 1 {
+		t += " No. is FILE:FRAME: " + fileLegend(s.Files)
+	}
+	titled(v.table.Box, t)
 }
 
 // showDetail reads the selected frame's tree and bytes in a job.
@@ -284,4 +290,14 @@ func (v *packetsView) showDetail() {
 			v.hex.SetText(d.Hex).ScrollToBeginning()
 		}
 	})
+}
+
+// fileLegend names the inputs by their number in "FILE:FRAME": "1 a.pcap,
+// 2 b.pcap".
+func fileLegend(files []string) string {
+	parts := make([]string, len(files))
+	for i, f := range files {
+		parts[i] = itoa(i+1) + " " + filepath.Base(f)
+	}
+	return strings.Join(parts, ", ")
 }

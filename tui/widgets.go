@@ -71,6 +71,16 @@ func showTop(t *tview.Table, c tview.TableContent, keep int) {
 	t.SetOffset(0, col)
 }
 
+// centre selects data row row (0-based) and scrolls the table so that it
+// is in the middle of the screen (a jump to a frame shows its neighbours
+// on both sides).
+func centre(t *tview.Table, row int) {
+	_, _, _, h := t.GetInnerRect()
+	_, col := t.GetOffset()
+	t.Select(row+1, 0)
+	t.SetOffset(max(0, row-(h-1)/2), col)
+}
+
 // selectedRow returns the selected data row (0-based), or -1.
 func selectedRow(t *tview.Table) int {
 	row, _ := t.GetSelection()

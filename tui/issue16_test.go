@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -445,5 +446,28 @@ func TestEventsSort(t *testing.T) {
 	hs.contains("by Duration descending")
 	if got := kinds(); got != "retransmission psn_gap nak" {
 		t.Fatalf("by duration: %q", got)
+	}
+}
+
+// A damaged capture's message, whole and with its byte offset, comes
+// first in the capture pane (on a small screen the counts below may not
+// all fit; at 60x20 the pane has the whole width).
+// loss_nak_replay cut 30 bytes short: its last record (B's ACK, 16 bytes
+// of record header + 62) has 78 - 30 = 48 bytes left.
+func TestDamageInCapturePane(t *testing.T) {
+	p := lossNAK(t)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, b[:len(b)-30], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, 60, 20, p)
+	text := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "┌", " ", "┐", " ").Replace(hs.text())), " ")
+	for _, want := range []string{"damaged record at byte offset", "record cut short (need 78 bytes, 48 left)", "Frames 22 (RoCE 22, CNP 0)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the capture pane does not show %q:\n%s", want, hs.text())
+		}
 	}
 }

@@ -320,11 +320,11 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	default:
 		line("Status", "%s", progressBar(p, 16))
 	}
+	writeErrors(&b, s) // first: a damaged input matters more than the counts, and they may not all fit
 	r := s.Report
 	if r == nil {
 		line("Frames", "%s read", fmtCount(p.Frames))
 		b.WriteString("\n(analysing…)\n")
-		writeErrors(&b, s)
 		return b.String()
 	}
 	c := &r.Capture
@@ -365,7 +365,6 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	if len(q) > 0 {
 		line("Frames", "%s", strings.Join(q, ", "))
 	}
-	writeErrors(&b, s)
 	return b.String()
 }
 

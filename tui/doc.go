@@ -16,7 +16,8 @@
 // every frame in a virtualized table, its header tree and hex dump (Tab
 // between the three); / filters by flow or goes to a frame number; m marks
 // a frame, ' goes to the next mark, w writes the marked frames (none
-// marked: the frames listed) to a pcap file (marks.go). 5 PFC:
+// marked: the frames listed) to a pcap file (marks.go); d shows the time
+// since the previous frame listed. 5 PFC:
 // per source MAC and priority, the pause episodes of the selected one
 // (Enter opens the frame that started one; s / S, r sort them, s once the
 // longest first) and paused time over time. 6

@@ -471,3 +471,19 @@ func TestDamageInCapturePane(t *testing.T) {
 		}
 	}
 }
+
+// d switches the Time column to the time since the previous frame
+// listed: with qp:0x11 the frames are 5 (+4.5 µs), 14 (+35 µs) and 23; 14
+// comes 30.5 µs after 5.
+func TestPacketsDeltaTime(t *testing.T) {
+	hs := newHarness(t, 120, 40, lossNAK(t))
+	hs.key(tcell.KeyRune, '4')
+	hs.typeFilter("qp:0x11")
+	hs.contains(" 14 0.000035000 ")
+	hs.key(tcell.KeyRune, 'd')
+	hs.contains("Delta")
+	hs.contains("  5 0.000000000 ")
+	hs.contains(" 14 0.000030500 ")
+	hs.key(tcell.KeyRune, 'd')
+	hs.contains(" 14 0.000035000 ")
+}

@@ -25,6 +25,7 @@ type packetsView struct {
 	detailPos int       // frame whose detail is shown or coming
 	want      int       // frame to select once the rows hold it, -1 none
 	marks     markSet   // marked frames (Index positions)
+	delta     bool      // the Time column shows the time since the previous frame listed
 }
 
 func newPacketsView(u *UI) *packetsView {
@@ -68,6 +69,7 @@ func (v *packetsView) Bindings() []binding {
 		onRune('m', "mark the selected frame (or unmark it)", v.toggleMark),
 		onRune('\'', "go to the next marked frame", v.nextMark),
 		onRune('w', "write the marked frames (none marked: the frames listed) to a pcap file", v.write),
+		onRune('d', "Time column: since the first frame / since the previous frame listed (Delta)", v.toggleDelta),
 		note("/", "frames of the flows matching a flows filter (words, ip:, qp:, problems)"),
 		note("/ N Enter", "go to frame N"),
 	}
@@ -178,18 +180,49 @@ func (v *packetsView) setRows(keep int) {
 	v.setTitle()
 }
 
-// content is the table's content: a marked frame's number has a "*".
+// deltaColumns are packetColumns with the time since the previous frame
+// listed.
+var deltaColumns = func() []column {
+	cols := slices.Clone(packetColumns)
+	cols[1].title = "Delta"
+	return cols
+}()
+
+// content is the table's content: a marked frame's number has a "*"; with
+// delta, the Time column is the time since the previous frame listed.
 func (v *packetsView) content() *tableContent {
 	c := newPacketContent(v.rows, v.u.pager)
-	cell, rows := c.cell, v.rows
+	cell, rows, s, src := c.cell, v.rows, v.rows.snap, v.u.pager
+	delta := v.delta
+	if delta {
+		c.cols = deltaColumns
+	}
 	c.cell = func(row, col int) (string, mark) {
 		text, m := cell(row, col)
-		if col == 0 && len(v.marks) > 0 && v.marks.has(rows.pos(row)) {
+		switch {
+		case col == 0 && len(v.marks) > 0 && v.marks.has(rows.pos(row)):
 			text = "*" + text
+		case col == 1 && delta && text != "":
+			cur := src.Row(s, rows.pos(row))
+			if row == 0 || cur == nil {
+				return fmtSeconds(0), m
+			}
+			prev := src.Row(s, rows.pos(row-1))
+			if prev == nil || prev.Err != "" {
+				return "…", m
+			}
+			return fmtSeconds(cur.TsNs - prev.TsNs), m
 		}
 		return text, m
 	}
 	return c
+}
+
+// toggleDelta switches the Time column between the time since the first
+// frame and the time since the previous frame listed.
+func (v *packetsView) toggleDelta() {
+	v.delta = !v.delta
+	setContent(v.table, v.content(), selectedRow(v.table))
 }
 
 // toggleMark marks or unmarks the selected frame.

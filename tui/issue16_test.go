@@ -487,3 +487,36 @@ func TestPacketsDeltaTime(t *testing.T) {
 	hs.key(tcell.KeyRune, 'd')
 	hs.contains(" 14 0.000035000 ")
 }
+
+// Packet columns keep their width while the rows scroll: 100 RoCE frames
+// (Source 10.0.0.1, 8 wide), then 5 PFC frames (Source 02:5a:00:00:00:01,
+// 17 wide); once the PFC rows were shown (G), going back to the top (g)
+// keeps the wider Source column.
+func TestPacketColumnsStable(t *testing.T) {
+	c := &synth.Capture{}
+	ts := int64(1_700_000_000_000_000_000)
+	conn := synth.NewConn(c, synth.Host(1), synth.Host(2), 0x10, 0x20, 0, 0)
+	for range 100 {
+		conn.Request(synth.A, ts, decode.OpSendOnly, 64, nil)
+		ts += 1_000
+	}
+	for range 5 {
+		c.Add(ts, synth.PFC([6]byte{2, 0x5a, 0, 0, 0, 1}, 1<<3, [8]uint16{3: 0xffff}))
+		ts += 1_000
+	}
+	hs := newHarness(t, 120, 40, writeScenario(t, "roce_then_pfc", c, synth.PcapNanos))
+	hs.key(tcell.KeyRune, '4')
+	dst := func() int {
+		return strings.Index(strings.Split(hs.text(), "\n")[2], "Destination")
+	}
+	top := dst()
+	hs.key(tcell.KeyRune, 'G')
+	hs.contains("02:5a:00:00:00:01")
+	end := dst()
+	hs.key(tcell.KeyRune, 'g')
+	// "No." (3 digits) + "Time" (11) + Source: 8 wide at the top, 17 once
+	// the PFC rows were drawn: Destination moves 9 cells right, and stays.
+	if back := dst(); end != top+9 || back != end {
+		t.Fatalf("Destination header at %d, after G %d, back at the top %d: want %d, %d", top, end, back, top+9, top+9)
+	}
+}

@@ -37,23 +37,33 @@ func (c *tableContent) fittedColumns() int {
 	}
 	rowOff, colOff := c.table.GetOffset()
 	// The rows tview will draw: the header and a screenful from the row
-	// offset, widened by a screen on both sides (tview moves the offset to
-	// the selection only while drawing).
+	// offset, or around the selection (tview moves the offset to the
+	// selection only while drawing): two windows of at most three screens,
+	// whatever the number of rows.
 	sel, _ := c.table.GetSelection()
-	lo := max(1, min(rowOff+1, sel)-height)
-	hi := min(c.n, max(rowOff+height, sel)+height)
+	windows := [2][2]int{
+		{max(1, rowOff+1-height), min(c.n, rowOff+2*height)},
+		{max(1, sel-height), min(c.n, sel+height)},
+	}
+	if a, b := windows[0], windows[1]; b[0] <= a[1] && a[0] <= b[1] { // overlapping: one window
+		windows[0] = [2]int{min(a[0], b[0]), max(a[1], b[1])}
+		windows[1] = [2]int{1, 0}
+	}
 	cellWidth := func(col int) int {
 		w := 0
-		for row := 0; row <= hi; row++ {
-			if row == 1 {
-				row = lo
-			}
+		measure := func(row int) {
 			if cell := c.GetCell(row, col); cell != nil {
 				cw := tview.TaggedStringWidth(cell.Text)
 				if cell.MaxWidth > 0 {
 					cw = min(cw, cell.MaxWidth)
 				}
 				w = max(w, cw)
+			}
+		}
+		measure(0)
+		for _, win := range windows {
+			for row := win[0]; row <= win[1]; row++ {
+				measure(row)
 			}
 		}
 		return w

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gdamore/tcell/v2"
 	"github.com/rivo/tview"
 )
 
@@ -129,6 +130,7 @@ type UI struct {
 	events   *eventsView
 	packets  *packetsView
 	pfc      *pfcView
+	conns    *connsView
 	top      []view // the views of the number keys, in order
 
 	global   []binding          // the keys of every view
@@ -138,7 +140,9 @@ type UI struct {
 	filtering  bool
 	filterPrev string
 	helpOpen   bool
-	msg        string // one-off message in the status line
+	msg        string       // one-off message in the status line
+	width      int          // the screen's width at the last draw (the status line fits it)
+	prompt     func(string) // the bottom input asks for a line (startPrompt), not a filter
 }
 
 // newUI builds the UI over a model and a pager. quit is called when the
@@ -155,7 +159,8 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 		u.packets.initFilter(m.displayFilter()) // -Y
 	}
 	u.pfc = newPFCView(u)
-	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc}
+	u.conns = newConnsView(u)
+	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc, u.conns}
 	u.global = globalBindings(u, u.top)
 	u.bindings = map[view][]binding{}
 	for _, v := range u.allViews() {
@@ -174,7 +179,7 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u.status = tview.NewTextView().SetDynamicColors(true).SetWrap(false)
 	u.input = tview.NewInputField().SetLabel("/").SetFieldBackgroundColor(tview.Styles.MoreContrastBackgroundColor)
 	u.input.SetChangedFunc(func(text string) {
-		if u.filtering {
+		if u.filtering && u.prompt == nil {
 			u.current().SetFilter(text, false)
 		}
 	})
@@ -189,22 +194,37 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 		AddItem(u.pages, 0, 1, true).
 		AddItem(u.footer, 1, 0, false)
 
+	// The status line's position follows the selection: the panes move it
+	// themselves (j, k, g...), so it is written again before every draw.
+	// It runs under tview's application lock: updateStatus and the views'
+	// Position must not call the application (GetFocus would deadlock).
+	u.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		u.width = w
+		u.updateStatus()
+		return x, y, w, h
+	})
+
 	u.snap = model.Snapshot()
 	u.appliedSeq.Store(u.snap.Seq)
 	u.push(u.overview, -1)
 	return u
 }
 
-// centered places p in the middle of the screen, w wide, one line from the
-// top and bottom.
+// centered places p in the middle of the screen, at most w wide (the
+// screen's width less a column on each side when narrower), one line from
+// the top and bottom.
 func centered(p tview.Primitive, w int) tview.Primitive {
-	return tview.NewFlex().
-		AddItem(nil, 0, 1, false).
-		AddItem(tview.NewFlex().SetDirection(tview.FlexRow).
-			AddItem(nil, 1, 0, false).
-			AddItem(p, 0, 1, true).
-			AddItem(nil, 1, 0, false), w, 0, true).
-		AddItem(nil, 0, 1, false)
+	outer := tview.NewFlex()
+	inner := tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(nil, 1, 0, false).
+		AddItem(p, 0, 1, true).
+		AddItem(nil, 1, 0, false)
+	outer.AddItem(nil, 0, 1, false).AddItem(inner, w, 0, true).AddItem(nil, 0, 1, false)
+	outer.SetDrawFunc(func(_ tcell.Screen, x, y, width, height int) (int, int, int, int) {
+		outer.ResizeItem(inner, max(1, min(w, width-2)), 0)
+		return x, y, width, height
+	})
+	return outer
 }
 
 // wakeUp asks the supervisor for a tick soon. It never blocks.
@@ -270,5 +290,5 @@ func (u *UI) tick() {
 
 // allViews returns every view, in the order of the help.
 func (u *UI) allViews() []view {
-	return []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc}
+	return []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc, u.conns}
 }

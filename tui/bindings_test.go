@@ -226,7 +226,7 @@ func TestBindingsNumberKeys(t *testing.T) {
 			t.Errorf("%c shows %s, want %s", '1'+i, u.current().Name(), v.Name())
 		}
 	}
-	if b.label != "1 2 3 4 5" || b.help != "Overview, Flows, Events, Packets, PFC" {
+	if b.label != "1 2 3 4 5 6" || b.help != "Overview, Flows, Events, Packets, PFC, Connections" {
 		t.Errorf("number keys listed as %q %q", b.label, b.help)
 	}
 }

@@ -70,9 +70,9 @@ func (c *chart) Draw(screen tcell.Screen) {
 		}
 		vals, peak := s.data(plotW)
 		top := peakOf(vals)
-		if plotX != x {
-			tview.Print(screen, s.label, x, row+per-1, chartLabelW-1, tview.AlignLeft, text)
-			tview.Print(screen, peak, plotX+plotW+1, row, chartPeakW-1, tview.AlignLeft, dim)
+		if plotX != x { // the label and the scale on the band's first row
+			printCut(screen, s.label, x, row, chartLabelW-1, text)
+			printCut(screen, peak, plotX+plotW+1, row, chartPeakW-1, dim)
 		}
 		style := tcell.StyleDefault.Foreground(s.color).Background(tview.Styles.PrimitiveBackgroundColor)
 		for col, v := range vals {
@@ -93,26 +93,41 @@ func (c *chart) Draw(screen tcell.Screen) {
 	if h > 1 && c.axis != nil {
 		left, right := c.axis(plotW)
 		ay := y + h - 1
+		if utf8.RuneCountInString(left)+1+utf8.RuneCountInString(right) > plotW {
+			right = "" // never a number cut from the left
+		}
 		tview.Print(screen, left, plotX, ay, plotW, tview.AlignLeft, dim)
 		tview.Print(screen, right, plotX, ay, plotW, tview.AlignRight, dim)
 	}
 }
 
 // timelineAxis returns the axis labels of a chart over tl: the start, and
-// the span with the time one column covers.
+// the capture span with the time one column covers (the long form only
+// when it fits).
 func timelineAxis(tl *Timeline, cols int) (string, string) {
 	if tl.WidthNs == 0 {
 		return "", ""
 	}
-	span := int64(max(tl.Used, 1)) * tl.WidthNs
-	right := "+" + fmtDur(span)
+	right := "+" + fmtDur(tl.SpanNs())
 	if cols > 0 {
-		long := "(1 column ≈ " + fmtDur(max(span/int64(cols), tl.WidthNs)) + ")  " + right
+		long := "(1 column ≈ " + fmtDur(tl.ColumnNs(cols)) + ")  " + right
 		if utf8.RuneCountInString(long)+len("+0 s")+2 <= cols {
 			right = long
 		}
 	}
 	return "+0 s", right
+}
+
+// printCut prints text from x in at most w cells, cut on the right with an
+// ellipsis when it is longer.
+func printCut(screen tcell.Screen, text string, x, y, w int, color tcell.Color) {
+	if w <= 0 {
+		return
+	}
+	if r := []rune(text); len(r) > w {
+		text = string(r[:w-1]) + "…"
+	}
+	tview.Print(screen, escape(text), x, y, w, tview.AlignLeft, color)
 }
 
 func peakOf(vals []float64) float64 {
@@ -123,29 +138,36 @@ func peakOf(vals []float64) float64 {
 	return top
 }
 
-// peakCount is the peak text of a count series whose values cover width ns.
-func peakCount(vals []float64, width int64) string {
+// The scale texts: the bars of a band are drawn to its peak, so a band
+// states its scale as "0–PEAK".
+
+// peakCount is the scale of a count series whose values are means per
+// bucket of width ns, quoted per column of colNs (the axis' column).
+func peakCount(vals []float64, width, colNs int64) string {
 	top := peakOf(vals)
 	if top == 0 {
 		return "none"
 	}
-	return "peak " + trimFloat1(top) + " / " + fmtDur(width)
+	if width > 0 && colNs > width {
+		top *= float64(colNs) / float64(width)
+	}
+	return "0–" + trimFloat1(top) + " / " + fmtDur(max(colNs, width))
 }
 
-// peakRate is the peak text of a byte series.
+// peakRate is the scale of a byte series.
 func peakRate(vals []float64, width int64) string {
 	top := peakOf(vals)
 	if top == 0 {
 		return "none"
 	}
-	return "peak " + fmtRate(int64(top), width)
+	return "0–" + fmtRate(int64(top), width)
 }
 
-// peakShare is the peak text of a paused-time series.
+// peakShare is the scale of a paused-time series.
 func peakShare(vals []float64, width int64) string {
 	top := peakOf(vals)
 	if top == 0 {
 		return "none"
 	}
-	return "peak " + fmtPercent(int64(top), width) + " paused"
+	return "0–" + fmtPercent(int64(top), width) + " paused"
 }

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,15 +55,36 @@ type tableContent struct {
 	sortCol int  // column with a sort arrow, -1 none
 	desc    bool // the arrow points down
 	onClick func(col int)
+	table   *tview.Table // the table showing it (useContent): its columns fit its width
+	frozen  int          // columns that stay while h / l scroll the others
+	// stable, when not nil, holds per column the widest cell shown so far:
+	// narrower cells are padded to it, so that columns keep their width
+	// while the rows scroll (UI goroutine only: GetCell runs while drawing).
+	stable []int
+}
+
+// steady pads text to the widest cell of col seen so far (on the left
+// when right-aligned), or records a new widest.
+func (c *tableContent) steady(col int, text string, right bool) string {
+	w := tview.TaggedStringWidth(text)
+	if w >= c.stable[col] {
+		c.stable[col] = w
+		return text
+	}
+	pad := strings.Repeat(" ", c.stable[col]-w)
+	if right {
+		return pad + text
+	}
+	return text + pad
 }
 
 var _ tview.TableContent = (*tableContent)(nil)
 
 func (c *tableContent) GetRowCount() int    { return c.n + 1 }
-func (c *tableContent) GetColumnCount() int { return len(c.cols) }
+func (c *tableContent) GetColumnCount() int { return c.fittedColumns() }
 
 func (c *tableContent) GetCell(row, col int) *tview.TableCell {
-	if col < 0 || col >= len(c.cols) || row < 0 || row > c.n {
+	if col < 0 || col >= len(c.cols) || row < 0 || row > c.n || (c.n == 0 && row > 0) {
 		return nil
 	}
 	k := c.cols[col]
@@ -86,6 +108,9 @@ func (c *tableContent) GetCell(row, col int) *tview.TableCell {
 		return cell
 	}
 	text, m := c.cell(row-1, col)
+	if c.stable != nil && k.expand == 0 {
+		text = c.steady(col, text, k.right)
+	}
 	cell := tview.NewTableCell(escape(text)).SetTextColor(markColor(m)).SetExpansion(k.expand)
 	if k.max > 0 {
 		cell.SetMaxWidth(k.max)
@@ -160,6 +185,16 @@ func (p packetRows) find(pos int) int {
 	return -1
 }
 
+// atOrAfter returns the row of Index position pos or, when the rows do not
+// hold it, of the first position after it (len when none follows).
+func (p packetRows) atOrAfter(pos int) int {
+	if p.frames == nil {
+		return min(pos, p.len())
+	}
+	i, _ := slices.BinarySearch(p.frames, uint32(pos))
+	return i
+}
+
 // newPacketContent returns the content of a packet table over rows, with
 // cells from src (rows not read yet show their frame number and "…").
 func newPacketContent(rows packetRows, src rowSource) *tableContent {
@@ -170,7 +205,7 @@ func newPacketContent(rows packetRows, src rowSource) *tableContent {
 	}
 	multi := len(s.Files) > 1
 	return &tableContent{
-		cols: packetColumns, n: rows.len(), sortCol: -1,
+		cols: packetColumns, n: rows.len(), sortCol: -1, stable: make([]int, len(packetColumns)),
 		cell: func(row, col int) (string, mark) {
 			pos := rows.pos(row)
 			r := src.Row(s, pos)

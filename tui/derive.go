@@ -38,23 +38,6 @@ func problemWeight(f *analysis.FlowReport) int64 {
 	return 1000*(f.NAKs+f.RNRNAKs+f.PSNGaps) + 10*(f.MissingPSNs+f.Retransmitted) + f.ECNCE + f.CNPsReceived
 }
 
-// worstFlows returns up to n flows with problems, worst first.
-func worstFlows(r *analysis.Report, n int) []int32 {
-	var out []int32
-	for i := range r.Flows {
-		if flowSeverity(&r.Flows[i]) != sevNone {
-			out = append(out, int32(i))
-		}
-	}
-	slices.SortStableFunc(out, func(a, b int32) int {
-		return cmp.Compare(problemWeight(&r.Flows[b]), problemWeight(&r.Flows[a]))
-	})
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
-}
-
 // flowColumn is one column of the flows table.
 type flowColumn struct {
 	title string

@@ -48,8 +48,9 @@ func newDetailView(u *UI) *detailView {
 			u.openPacket(v.pktRows.pos(row))
 		}
 	})
-	v.events.SetContent(&tableContent{cols: detailEventColumns, sortCol: -1})
-	v.packets.SetContent(&tableContent{cols: packetColumns, sortCol: -1})
+	useContent(v.events, &tableContent{cols: detailEventColumns, sortCol: -1})
+	useContent(v.packets, &tableContent{cols: packetColumns, sortCol: -1})
+	v.info.SetWrap(true).SetWordWrap(true) // long values go on the next line, never cut
 	top := tview.NewFlex().
 		AddItem(v.info, 0, 1, false).
 		AddItem(v.chart, 0, 1, false)
@@ -57,6 +58,23 @@ func newDetailView(u *UI) *detailView {
 		AddItem(top, 9, 0, false).
 		AddItem(v.events, 0, 1, true).
 		AddItem(v.packets, 0, 2, false)
+	// Below 120 columns the counters get more of the width and room for
+	// their wrapped lines.
+	v.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		if w < 120 {
+			top.ResizeItem(v.info, 0, 3).ResizeItem(v.chart, 0, 2)
+			v.root.ResizeItem(top, 11, 0)
+		} else {
+			top.ResizeItem(v.info, 0, 1).ResizeItem(v.chart, 0, 1)
+			v.root.ResizeItem(top, 9, 0)
+		}
+		if h < 30 { // the events keep rows: as many lines as the packets
+			v.root.ResizeItem(v.packets, 0, 1)
+		} else {
+			v.root.ResizeItem(v.packets, 0, 2)
+		}
+		return x, y, w, h
+	})
 	return v
 }
 
@@ -77,7 +95,7 @@ func (v *detailView) SetFilter(string, bool) {}
 
 // Position implements view.
 func (v *detailView) Position() string {
-	if v.u.app.GetFocus() == v.packets {
+	if v.packets.HasFocus() { // not app.GetFocus: Position runs while drawing, under the app lock
 		return "packet " + strings.TrimPrefix(position(v.packets), "row ")
 	}
 	return "event " + strings.TrimPrefix(position(v.events), "row ")
@@ -110,7 +128,7 @@ func (v *detailView) open(i int) {
 		v.flow = i
 		v.evRows = nil
 		v.pktRows = packetRows{}
-		v.events.SetContent(&tableContent{cols: detailEventColumns, sortCol: -1})
+		useContent(v.events, &tableContent{cols: detailEventColumns, sortCol: -1})
 		v.events.Select(1, 0)
 		v.packets.Select(1, 0)
 		v.packets.SetOffset(0, 0)

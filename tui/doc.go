@@ -11,7 +11,8 @@
 // Enter opens the flow. Flow: counters, peer (p opens it), its rate and its
 // peer's over time, its events (Enter opens the frame that shows one) and
 // its packets. 3 Events: every event, filterable by kind (t cycles) and
-// flow (/ kind:K flow:ID); Enter opens the frame, f the flow. 4 Packets:
+// flow (/ kind:K flow:ID), sortable by time, kind, flow or duration (s /
+// S, r); Enter opens the frame, f the flow. 4 Packets:
 // every frame in a virtualized table, its header tree and hex dump (Tab
 // between the three), the frames that show events marked (their kinds
 // before the info); / takes the display-filter language of packets -Y
@@ -19,9 +20,30 @@
 // ip:ADDR, qp:N and problems are read as ip.addr == ADDR, dst_qpn == N and
 // events), evaluated in a job over the frames read again, with the events
 // the loader recorded (Snapshot.FrameEvents: memory per event frame, not
-// per frame), or goes to a frame number; -Y starts it filtered. 5 PFC:
+// per frame), or goes to a frame number; -Y starts it filtered; m marks a
+// frame, ' goes to the next mark, w writes the marked frames (none marked:
+// the frames listed) to a pcap file (marks.go); d shows the time since the
+// previous frame listed. 5 PFC:
 // per source MAC and priority, the pause episodes of the selected one
-// (Enter opens the frame that started one) and paused time over time.
+// (Enter opens the frame that started one; s / S, r sort them, s once the
+// longest first) and paused time over time. 6
+// Connections: the QP pairs (a flow and its peer), both directions in one
+// row with their counters added, as Wireshark's Conversations; sortable
+// and filterable as the flows, Enter opens the direction with the
+// problems. The overview's problem list and its "with problems" count are
+// per connection: a loss shows as a gap in one direction and a NAK in the
+// other, and counts once.
+//
+// The overview's findings are grouped by code, with their count and flow
+// (findings.go): Enter on a group lists its findings under it, Enter on a
+// finding opens its flow, or the PFC entry its message names. Esc clears a
+// committed filter before it goes back.
+//
+// Tables show only the columns that fit whole (fit.go): numbers are never
+// cut, the last text column is cut on the right with an ellipsis, h / l
+// scroll the others while the key columns (# and Flow) stay. A new sort
+// order shows the top rows. A new packet list (a filter set or cleared)
+// keeps the selected frame, or selects the nearest following one.
 // Everywhere: arrows or h j k l, g G, PgUp PgDn, Tab / Shift-Tab, Enter,
 // Esc (back), / (filter), ? (help listing every key), q or Ctrl-C (quit);
 // the mouse selects, opens (double click), scrolls and switches tabs.

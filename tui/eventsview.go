@@ -18,18 +18,21 @@ type eventsView struct {
 	kind      string // "" all kinds
 	filter    string
 	requested *analysis.Report
+	sortCol   int  // index in eventSortTitles, -1: time order
+	desc      bool // descending
+	resorted  bool // the next derive is for a new order: show the top
 }
 
 var eventColumns = detailEventColumns
 
 func newEventsView(u *UI) *eventsView {
-	v := &eventsView{u: u}
+	v := &eventsView{u: u, sortCol: -1}
 	v.table = newTable("Events", func(row int) {
 		if row < len(v.rows) {
 			u.openEvent(int(v.rows[row]))
 		}
 	})
-	v.table.SetContent(&tableContent{cols: eventColumns, sortCol: -1})
+	useContent(v.table, &tableContent{cols: eventColumns, sortCol: -1})
 	return v
 }
 
@@ -60,6 +63,12 @@ func (v *eventsView) Bindings() []binding {
 		paneKey(special(tcell.KeyEnter), "open the frame that shows the event", nil),
 		onRune('t', "cycle the kind shown: all, psn_gap, retransmission, nak, rnr_nak, cnp, pause", v.nextKind),
 		onRune('f', "open the event's flow", v.openFlow),
+		{keys: keys('s', 'S'), label: "s / S", help: "sort by the next / previous of Time, Kind, Flow, Duration", run: v.cycleSort},
+		onRune('r', "reverse the sort order", func() {
+			v.desc = !v.desc
+			v.resorted = true
+			v.derive()
+		}),
 		note("/", "filter: kind:K, flow:PART-OF-ID, or words of the line"),
 	}
 }
@@ -107,17 +116,19 @@ func (v *eventsView) derive() {
 	if r == nil {
 		return
 	}
-	kind, filter := v.kind, v.filter
+	kind, filter, col, desc, resorted := v.kind, v.filter, v.sortCol, v.desc, v.resorted
+	v.resorted = false
 	keep := int32(-1)
 	if row := selectedRow(v.table); row >= 0 && row < len(v.rows) {
 		keep = v.rows[row]
 	}
 	v.u.jobs.start("events", func() func() {
 		rows := eventOrder(r, kind, filter, "")
+		sortEvents(r, rows, col, desc)
 		at := -1
 		if keep >= 0 {
 			for i, e := range rows {
-				if e >= keep { // same event or the next one in time
+				if e == keep || (col < 0 && e > keep) { // same event or (time order) the next one
 					at = i
 					break
 				}
@@ -125,10 +136,28 @@ func (v *eventsView) derive() {
 		}
 		return func() {
 			v.report, v.rows = r, rows
-			setContent(v.table, eventContent(r, rows, true), at)
+			c := eventContent(r, rows, true)
+			if col >= 0 && col < 3 {
+				c.sortCol, c.desc = col, desc
+			}
+			if resorted {
+				showTop(v.table, c, at)
+			} else {
+				setContent(v.table, c, at)
+			}
 			t := "Events (" + fmtCount(int64(len(rows))) + " of " + fmtCount(int64(len(r.Events))) + ")"
 			if kind != "" {
 				t += " of kind " + kind
+			}
+			if col < 0 && desc {
+				t += ", the latest first"
+			}
+			if col >= 0 {
+				dir := "ascending"
+				if desc {
+					dir = "descending"
+				}
+				t += ", by " + eventSortTitles[col] + " " + dir
 			}
 			titled(v.table.Box, t)
 		}

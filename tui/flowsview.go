@@ -20,6 +20,7 @@ type flowsView struct {
 	filter    string
 	problems  bool
 	requested *analysis.Report // the report the last derive was for
+	resorted  bool             // the next derive is for a new sort order: show the top
 }
 
 // tableColumns is the flows table's columns, "#" first.
@@ -38,7 +39,7 @@ func newFlowsView(u *UI) *flowsView {
 			u.openFlow(int(v.rows[row]))
 		}
 	})
-	v.table.SetContent(v.content(nil))
+	useContent(v.table, v.content(nil))
 	return v
 }
 
@@ -70,6 +71,7 @@ func (v *flowsView) Bindings() []binding {
 		{keys: keys('s', 'S'), label: "s / S", help: "sort by the next / previous column (or click a column title)", run: v.cycleSort},
 		onRune('r', "reverse the sort order", func() {
 			v.desc = !v.desc
+			v.resorted = true
 			v.derive()
 		}),
 		onRune('p', "show only flows with problems (loss, replays, NAKs, congestion)", func() {
@@ -96,6 +98,7 @@ func (v *flowsView) cycleSort(back int) {
 func (v *flowsView) sortBy(col int) {
 	v.sortCol = col
 	v.desc = col >= 0 && flowColumns[col].right
+	v.resorted = true
 	v.derive()
 }
 
@@ -115,6 +118,8 @@ func (v *flowsView) derive() {
 		return
 	}
 	filter, problems, col, desc := v.filter, v.problems, v.sortCol, v.desc
+	resorted := v.resorted
+	v.resorted = false
 	keep := int32(-1)
 	if row := selectedRow(v.table); row >= 0 && row < len(v.rows) {
 		keep = v.rows[row]
@@ -132,7 +137,11 @@ func (v *flowsView) derive() {
 		}
 		return func() {
 			v.report, v.rows = r, rows
-			setContent(v.table, v.content(r), at)
+			if resorted {
+				showTop(v.table, v.content(r), at)
+			} else {
+				setContent(v.table, v.content(r), at)
+			}
 			v.setTitle()
 		}
 	})
@@ -164,12 +173,13 @@ func (v *flowsView) content(r *analysis.Report) *tableContent {
 		sortCol = v.sortCol + 1
 	}
 	c := &tableContent{
-		cols: flowTableColumns, sortCol: sortCol, desc: v.desc,
+		cols: flowTableColumns, sortCol: sortCol, desc: v.desc, frozen: 2, // # and Flow stay
 		onClick: func(col int) {
 			if col == 0 {
 				v.sortBy(-1)
 			} else if col-1 == v.sortCol {
 				v.desc = !v.desc
+				v.resorted = true
 				v.derive()
 			} else {
 				v.sortBy(col - 1)

@@ -135,7 +135,9 @@ func (hs *harness) settle() {
 			}
 			time.Sleep(time.Millisecond)
 		}
-		hs.u.tick()
+		if hs.u.changed() { // as the supervisor: a tick only when something changed
+			hs.u.tick()
+		}
 		hs.draw()
 		if hs.u.jobs.idle() && hs.u.pager.Idle() && !hs.u.changed() {
 			return

@@ -145,7 +145,7 @@ func globalBindings(u *UI, top []view) []binding {
 		{keys: digits, label: strings.Join(labels, " "), help: strings.Join(names, ", "),
 			run: func(i int) { u.switchTo(top[i]) }},
 		paneKey(special(tcell.KeyEnter), "open the selected row", nil),
-		{keys: specials(tcell.KeyEscape), help: "back to the previous view; closes this help; cancels a filter",
+		{keys: specials(tcell.KeyEscape), help: "clear the view's filter, else go back; close this help; cancel typing",
 			run: func(int) { u.escape() }, inHelp: true},
 		{keys: specials(tcell.KeyTab, tcell.KeyBacktab), label: "Tab / Shift-Tab", help: "next / previous pane",
 			run: func(i int) { u.cyclePane(1 - 2*i) }},
@@ -161,10 +161,16 @@ func globalBindings(u *UI, top []view) []binding {
 	}
 }
 
-// escape closes the help when it is shown, and goes back otherwise.
+// escape closes the help when it is shown, clears the view's filter when
+// one is set, and goes back otherwise.
 func (u *UI) escape() {
 	if u.helpOpen {
 		u.toggleHelp()
+		return
+	}
+	if f, ok := u.current().Filter(); ok && f != "" {
+		u.current().SetFilter("", true)
+		u.msg = "filter " + f + " cleared (Esc again: back)"
 		return
 	}
 	u.back()

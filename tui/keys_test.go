@@ -221,14 +221,28 @@ func TestKeysHelpAndQuit(t *testing.T) {
 	if !hs.u.helpOpen {
 		t.Fatal("? did not open the help")
 	}
+	// The help scrolls (PgDn) when it is longer than the screen: every
+	// line must show on one of its pages.
+	var pages strings.Builder
+	for range 5 {
+		pages.WriteString(hs.text())
+		hs.key(tcell.KeyPgDn, 0)
+	}
+	shown := pages.String()
 	for _, v := range hs.u.allViews() {
-		hs.contains("In " + v.Name())
+		if !strings.Contains(shown, "In "+v.Name()) {
+			t.Errorf("the help does not show In %s", v.Name())
+		}
 		for _, k := range hs.u.bindings[v] {
-			hs.contains(k.help)
+			if !strings.Contains(shown, k.help) {
+				t.Errorf("the help does not show %q", k.help)
+			}
 		}
 	}
 	for _, k := range hs.u.global {
-		hs.contains(k.help)
+		if !strings.Contains(shown, k.help) {
+			t.Errorf("the help does not show %q", k.help)
+		}
 	}
 	hs.key(tcell.KeyRune, '?')
 	if hs.u.helpOpen || strings.Contains(hs.text(), "Everywhere") {

@@ -107,7 +107,7 @@ func (ra *runApp) wait() {
 // flow, to its first event, to the frame that shows it; quit.
 func TestFullLoop(t *testing.T) {
 	ra := startApp(t, context.Background(), lossNAK(t))
-	ra.waitFor("Flows with the most problems", "10.0.0.1>10.0.0.2:qp0x000022", "23 frames loaded")
+	ra.waitFor("Connections with the most problems", "10.0.0.1>10.0.0.2:qp0x000022", "23 frames loaded")
 	ra.key(tcell.KeyEnter, 0) // the worst flow
 	ra.waitFor("Flow #1", "expected PSN 1003, got 1004", "Packets (20")
 	ra.key(tcell.KeyEnter, 0) // its first event: the PSN gap

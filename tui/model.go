@@ -348,6 +348,7 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 
 	ts := p.TsNs
 	b := l.tl.bucket(ts)
+	l.tl.tl.EndNs = max(l.tl.tl.EndNs, ts)
 	v := &l.tl.tl.V
 	v[SeriesBytes][b] += int64(p.Len)
 	v[SeriesPackets][b]++

@@ -146,3 +146,9 @@ func (u *UI) openEvent(i int) {
 		}
 	})
 }
+
+// openPFC shows the PFC view with entry i (of Report.PFC) selected.
+func (u *UI) openPFC(i int) {
+	u.switchTo(u.pfc)
+	u.pfc.selectRow(i)
+}

@@ -16,20 +16,27 @@ import (
 type overviewView struct {
 	u        *UI
 	root     *tview.Flex
+	top      *tview.Flex // summary and findings side by side
 	summary  *tview.TextView
 	findings *tview.Table
 	chart    *chart
 	worst    *tview.Table
 
 	report    *analysis.Report // the report the tables show
-	worstRows []int32
-	counts    reportCounts // of report
+	worstRows connRows         // the connections with the most problems
+	counts    reportCounts     // of report
+
+	groups      []findingGroup  // the report's findings by code
+	findingRows []findingRow    // the findings table's rows
+	openGroups  map[string]bool // codes whose findings are listed
 }
 
 // reportCounts are the summary's tallies of a report, made in a job.
 type reportCounts struct {
 	problemFlows int64
 	kinds        map[string]int64
+	conns        int64 // connections (QP pairs)
+	problemConns int64 // connections with problems in either direction
 }
 
 func countReport(r *analysis.Report) reportCounts {
@@ -46,25 +53,63 @@ func countReport(r *analysis.Report) reportCounts {
 }
 
 func newOverviewView(u *UI) *overviewView {
-	v := &overviewView{u: u}
+	v := &overviewView{u: u, openGroups: map[string]bool{}}
 	v.summary = newText("Capture", true)
 	v.findings = newTable("Findings", v.openFinding)
 	v.chart = newChart("Timeline")
-	v.worst = newTable("Flows with the most problems (Enter: open)", func(row int) {
-		if row < len(v.worstRows) {
-			u.openFlow(int(v.worstRows[row]))
+	v.worst = newTable(worstTitle, func(row int) {
+		if row < len(v.worstRows.order) {
+			u.openFlow(int(v.worstRows.sums[v.worstRows.order[row]].worse))
 		}
 	})
-	top := tview.NewFlex().
+	v.summary.SetWrap(true).SetWordWrap(true) // a long value goes on the next line, never cut
+	v.top = tview.NewFlex().
 		AddItem(v.summary, 60, 0, false).
 		AddItem(v.findings, 0, 1, false)
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
-		AddItem(top, 12, 0, false).
+		AddItem(v.top, 12, 0, false).
 		AddItem(v.chart, 0, 1, false).
 		AddItem(v.worst, 0, 1, true)
-	v.findings.SetContent(&tableContent{cols: findingColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
-	v.worst.SetContent(&tableContent{cols: worstColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
+	v.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		v.layout(w, h)
+		return x, y, w, h
+	})
+	useContent(v.findings, &tableContent{cols: findingColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
+	useContent(v.worst, &tableContent{cols: worstColumns, sortCol: -1, cell: func(int, int) (string, mark) { return "", 0 }})
 	return v
+}
+
+// layout sizes the panes for a w x h view. From 30 lines (100x30 and up)
+// every pane has room: the capture and findings 12 lines, the timeline and
+// the connections half of the rest each. Below, the panes keep what their
+// content needs: the timeline one line a band (8 lines), the summary its
+// 8 lines; below 22 lines the timeline goes first, below 70 columns the
+// findings (the summary counts them); values wrap, never cut.
+func (v *overviewView) layout(w, h int) {
+	sumW := 60
+	switch {
+	case w < 70:
+		sumW = w // no findings pane
+	case w < 120:
+		sumW = max(46, w/2)
+	}
+	v.top.ResizeItem(v.summary, sumW, 0)
+	if w < 70 {
+		v.top.ResizeItem(v.findings, 0, 0)
+	} else {
+		v.top.ResizeItem(v.findings, 0, 1)
+	}
+	switch {
+	case h >= 28:
+		v.root.ResizeItem(v.top, 12, 0)
+		v.root.ResizeItem(v.chart, 0, 1)
+	case h >= 20:
+		v.root.ResizeItem(v.top, 10, 0)
+		v.root.ResizeItem(v.chart, 8, 0) // 5 bands of one line, the axis, borders
+	default:
+		v.root.ResizeItem(v.top, 10, 0)
+		v.root.ResizeItem(v.chart, 0, 0) // dropped
+	}
 }
 
 // Name implements view.
@@ -91,30 +136,53 @@ func (v *overviewView) Bindings() []binding {
 
 // Position implements view.
 func (v *overviewView) Position() string {
-	if v.u.app.GetFocus() == v.findings {
+	if v.findings.HasFocus() { // not app.GetFocus: Position runs while drawing, under the app lock
 		return "finding " + strings.TrimPrefix(position(v.findings), "row ")
 	}
 	return position(v.worst)
 }
 
-var findingColumns = []column{{title: "Severity"}, {title: "Code"}, {title: "Message", expand: 1}}
+// worstTitle is the title of the overview's table of connections.
+const worstTitle = "Connections with the most problems (Enter: open the flow with them)"
 
+// worstColumns: per connection, its direction with the problems, its
+// peer's QP and both directions' counters added.
 var worstColumns = []column{
-	{title: "Flow"}, {title: "Type"}, {title: "Packets", right: true}, {title: "Missing", right: true},
+	{title: "Flow"}, {title: "Peer QP"}, {title: "Type"}, {title: "Packets", right: true}, {title: "Missing", right: true},
 	{title: "Retx", right: true}, {title: "NAK", right: true}, {title: "RNR", right: true},
 	{title: "CE", right: true}, {title: "CNP rx", right: true},
 }
 
+// openFinding opens or closes a group of findings, or opens what a single
+// finding is about.
 func (v *overviewView) openFinding(row int) {
 	r := v.report
-	if r == nil || row >= len(r.Findings) {
+	if r == nil || row >= len(v.findingRows) {
 		return
 	}
-	if f := r.Findings[row].Flow; f != nil {
-		v.u.openFlowID(*f)
+	fr := v.findingRows[row]
+	g := &v.groups[fr.group]
+	if fr.member < 0 && len(g.members) > 1 {
+		v.openGroups[g.code] = !v.openGroups[g.code]
+		v.showFindings(r, row)
 		return
 	}
-	v.u.msg = r.Findings[row].Message // capture-wide: no flow to open; show it whole
+	f := &r.Findings[g.members[max(fr.member, 0)]]
+	if f.Flow != nil {
+		v.u.openFlowID(*f.Flow)
+		return
+	}
+	if i := pfcOfFinding(r, f); i >= 0 {
+		v.u.openPFC(i)
+		return
+	}
+	v.u.msg = f.Message // capture-wide: nothing to open; show it whole
+}
+
+// showFindings shows the grouped findings, row selected.
+func (v *overviewView) showFindings(r *analysis.Report, row int) {
+	v.findingRows = findingRows(v.groups, v.openGroups)
+	setContent(v.findings, findingContent(r, v.groups, v.findingRows, v.openGroups), row)
 }
 
 // Refresh shows the snapshot: the summary and chart every time (the
@@ -128,8 +196,9 @@ func (v *overviewView) Refresh(s *Snapshot) {
 	}
 	v.report = r
 	v.u.jobs.start("overview", func() func() {
-		worst := worstFlows(r, 50)
+		worst, bad := worstConns(r, 50)
 		counts := countReport(r)
+		counts.conns, counts.problemConns = int64(len(worst.conns)), bad
 		return func() {
 			if r == v.report {
 				v.counts = counts
@@ -148,40 +217,24 @@ func (v *overviewView) showSummary(s *Snapshot) {
 	v.summary.SetText(summaryText(s, v.counts))
 }
 
-func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
-	titled(v.findings.Box, "Findings ("+fmtCount(int64(len(r.Findings)))+")")
-	setContent(v.findings, &tableContent{
-		cols: findingColumns, n: len(r.Findings), sortCol: -1,
-		cell: func(row, col int) (string, mark) {
-			f := &r.Findings[row]
-			m := markNone
-			switch f.Severity {
-			case analysis.SeverityError:
-				m = markProblem
-			case analysis.SeverityWarning:
-				m = markCongestion
-			}
-			switch col {
-			case 0:
-				return string(f.Severity), m
-			case 1:
-				return f.Code, m
-			}
-			return f.Message, m
-		},
-	}, -1)
+func (v *overviewView) showTables(r *analysis.Report, worst connRows) {
+	v.groups = groupFindings(r)
+	titled(v.findings.Box, "Findings ("+fmtCount(int64(len(r.Findings)))+" in "+plural(int64(len(v.groups)), "code")+")")
+	v.showFindings(r, -1)
 	v.worstRows = worst
-	title := "Flows with the most problems (Enter: open)"
-	if len(worst) == 0 {
-		title = "No flow shows loss, replays, NAKs or congestion"
+	title := worstTitle
+	if len(worst.order) == 0 {
+		title = "No connection shows loss, replays, NAKs or congestion"
 	}
 	titled(v.worst.Box, title)
 	setContent(v.worst, &tableContent{
-		cols: worstColumns, n: len(worst), sortCol: -1,
+		cols: worstColumns, n: len(worst.order), sortCol: -1,
 		cell: func(row, col int) (string, mark) {
-			f := &r.Flows[worst[row]]
+			i := worst.order[row]
+			s, c := &worst.sums[i], worst.conns[i]
+			f := &r.Flows[s.worse]
 			m := markCongestion
-			if flowSeverity(f) == sevProblem {
+			if s.severity == sevProblem {
 				m = markProblem
 			}
 			var n int64
@@ -189,21 +242,30 @@ func (v *overviewView) showTables(r *analysis.Report, worst []int32) {
 			case 0:
 				return f.ID, m
 			case 1:
-				return f.Transport, m
+				peer := c.b
+				if peer == s.worse {
+					peer = c.a
+				}
+				if peer < 0 {
+					return "-", m
+				}
+				return qpName(r.Flows[peer].DstQPN), m
 			case 2:
-				n = f.Packets
+				return f.Transport, m
 			case 3:
-				n = f.MissingPSNs
+				n = s.packetsAB + s.packetsBA
 			case 4:
-				n = f.Retransmitted
+				n = s.missing
 			case 5:
-				n = f.NAKs
+				n = s.retx
 			case 6:
-				n = f.RNRNAKs
+				n = s.naks
 			case 7:
-				n = f.ECNCE
+				n = s.rnr
 			case 8:
-				n = f.CNPsReceived
+				n = s.ce
+			case 9:
+				n = s.cnpsRx
 			}
 			return fmtCount(n), m
 		},
@@ -226,11 +288,18 @@ func (v *overviewView) refreshChart(s *Snapshot) {
 			return vals, peak(vals, width)
 		}
 	}
+	// Counts are quoted per column, the width the axis states.
+	counts := func(sr Series) func(int) ([]float64, string) {
+		return func(n int) ([]float64, string) {
+			vals, width := tl.Resample(sr, n)
+			return vals, peakCount(vals, width, tl.ColumnNs(n))
+		}
+	}
 	c.series = []chartSeries{
 		{label: "Throughput", color: tcell.ColorGreen, data: series(SeriesBytes, peakRate)},
-		{label: "Problems", color: tcell.ColorRed, data: series(SeriesProblems, peakCount)},
-		{label: "CE marks", color: tcell.ColorYellow, data: series(SeriesCE, peakCount)},
-		{label: "CNPs", color: tcell.ColorOrange, data: series(SeriesCNP, peakCount)},
+		{label: "Problems", color: tcell.ColorRed, data: counts(SeriesProblems)},
+		{label: "CE marks", color: tcell.ColorYellow, data: counts(SeriesCE)},
+		{label: "CNPs", color: tcell.ColorOrange, data: counts(SeriesCNP)},
 		{label: "Paused", color: tcell.ColorAqua, data: series(SeriesPaused, peakShare)},
 	}
 }
@@ -247,16 +316,15 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 		line("Status", "%s", liveStatus(s))
 	case p.Done && p.Canceled:
 		line("Status", "[yellow]stopped after %s[-]", plural(p.Frames, "frame"))
-	case p.Done:
-		line("Status", "loaded")
+	case p.Done: // the status bar says "N frames loaded"
 	default:
 		line("Status", "%s", progressBar(p, 16))
 	}
+	writeErrors(&b, s) // first: a damaged input matters more than the counts, and they may not all fit
 	r := s.Report
 	if r == nil {
 		line("Frames", "%s read", fmtCount(p.Frames))
 		b.WriteString("\n(analysing…)\n")
-		writeErrors(&b, s)
 		return b.String()
 	}
 	c := &r.Capture
@@ -264,14 +332,16 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	if !p.Done {
 		frames += " analysed so far"
 	}
-	line("Frames", "%s", frames)
-	line("RoCE", "%s (%s CNPs)", fmtCount(c.RoCEPackets), fmtCount(c.CNPPackets))
-	line("PFC/PAUSE", "%s / %s", fmtCount(c.PFCFrames), fmtCount(c.PauseFrames))
+	line("Frames", "%s (RoCE %s, CNP %s)", frames, fmtCount(c.RoCEPackets), fmtCount(c.CNPPackets))
+	// other: as the text report counts it (neither RoCE nor PFC nor PAUSE)
+	line("PFC/PAUSE", "%s / %s, other %s", fmtCount(c.PFCFrames), fmtCount(c.PauseFrames),
+		fmtCount(c.Packets-c.RoCEPackets-c.PFCFrames-c.PauseFrames))
 	if c.Packets > 0 {
-		start := time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC")
-		line("Span", "%s from %s", fmtDur(c.LastTsNs-c.FirstTsNs), start)
+		line("Span", "%s", fmtDur(c.LastTsNs-c.FirstTsNs))
+		line("Start", "%s", time.Unix(0, c.FirstTsNs).UTC().Format("2006-01-02 15:04:05.000000 UTC"))
 	}
-	line("Flows", "%s, %s with problems", fmtCount(int64(len(r.Flows))), fmtCount(counts.problemFlows))
+	line("Flows", "%s in %s", fmtCount(int64(len(r.Flows))), plural(counts.conns, "connection"))
+	line("Problems", "%s", plural(counts.problemConns, "connection"))
 	kinds := counts.kinds
 	var ks []string
 	for _, k := range eventKinds {
@@ -295,7 +365,6 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	if len(q) > 0 {
 		line("Frames", "%s", strings.Join(q, ", "))
 	}
-	writeErrors(&b, s)
 	return b.String()
 }
 

@@ -28,6 +28,8 @@ type pfcView struct {
 		report *analysis.Report
 		key    int
 	}
+	epSort int  // episodes sorted by episodeKeys[epSort], -1: start order
+	epDesc bool // descending
 }
 
 var pfcColumns = []column{
@@ -38,7 +40,7 @@ var pfcColumns = []column{
 var episodeColumns = []column{{title: "Start", right: true}, {title: "Duration", right: true}, {title: "End", right: true}, {title: "Frames", right: true}}
 
 func newPFCView(u *UI) *pfcView {
-	v := &pfcView{u: u, key: -1, epKey: -1}
+	v := &pfcView{u: u, key: -1, epKey: -1, epSort: -1}
 	v.keys = newTable("PFC and PAUSE by source and priority", func(int) { u.focusPane(1) })
 	v.keys.SetSelectionChangedFunc(func(row, _ int) { v.selectKey(row - 1) })
 	v.chart = newChart("Paused time")
@@ -47,8 +49,8 @@ func newPFCView(u *UI) *pfcView {
 			u.openEvent(int(v.epRows[row]))
 		}
 	})
-	v.keys.SetContent(&tableContent{cols: pfcColumns, sortCol: -1})
-	v.episodes.SetContent(&tableContent{cols: episodeColumns, sortCol: -1})
+	useContent(v.keys, &tableContent{cols: pfcColumns, sortCol: -1})
+	useContent(v.episodes, &tableContent{cols: episodeColumns, sortCol: -1})
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.keys, 0, 2, true).
 		AddItem(v.chart, 6, 0, false).
@@ -73,7 +75,7 @@ func (v *pfcView) SetFilter(string, bool) {}
 
 // Position implements view.
 func (v *pfcView) Position() string {
-	if v.u.app.GetFocus() == v.episodes {
+	if v.episodes.HasFocus() { // not app.GetFocus: Position runs while drawing, under the app lock
 		return "episode " + strings.TrimPrefix(position(v.episodes), "row ")
 	}
 	return position(v.keys)
@@ -86,6 +88,11 @@ func (v *pfcView) Bindings() []binding {
 	return []binding{
 		paneKey(enter, "on a source and priority: go to its pause episodes", v.keys),
 		paneKey(enter, "on an episode: open the frame that started it", v.episodes),
+		{keys: keys('s', 'S'), label: "s / S", help: "sort the episodes by the next / previous column (s: the longest first)", run: v.cycleEpisodeSort},
+		onRune('r', "reverse the episodes' order", func() {
+			v.epDesc = !v.epDesc
+			v.resortEpisodes()
+		}),
 	}
 }
 
@@ -129,6 +136,16 @@ func (v *pfcView) Refresh(s *Snapshot) {
 }
 
 // selectKey shows the episodes of PFC entry i.
+// selectRow selects entry i of the report's PFC list (and shows its
+// episodes).
+func (v *pfcView) selectRow(i int) {
+	if v.report == nil || i < 0 || i >= len(v.report.PFC) {
+		return
+	}
+	v.keys.Select(i+1, 0)
+	v.selectKey(i)
+}
+
 func (v *pfcView) selectKey(i int) {
 	r := v.report
 	if r == nil || i < 0 || i >= len(r.PFC) {
@@ -140,14 +157,16 @@ func (v *pfcView) selectKey(i int) {
 	}
 	v.requested.report, v.requested.key = r, i
 	p := &r.PFC[i]
+	sortCol, desc := v.epSort, v.epDesc
 	v.u.jobs.start("pfc-episodes", func() func() {
 		rows := pauseEpisodes(r, p)
 		spans := pauseSpans(r, rows)
+		rows = sortEpisodes(r, rows, sortCol, desc)
 		return func() {
 			v.epRows, v.epSpans, v.epKey = rows, spans, i
 			start := r.Capture.FirstTsNs
 			setContent(v.episodes, &tableContent{
-				cols: episodeColumns, n: len(rows), sortCol: -1,
+				cols: episodeColumns, n: len(rows), sortCol: sortCol, desc: desc,
 				cell: func(row, col int) (string, mark) {
 					e := &r.Events[rows[row]]
 					switch col {
@@ -165,7 +184,15 @@ func (v *pfcView) selectKey(i int) {
 			if p.Priority != nil {
 				prio = "priority " + strconv.Itoa(*p.Priority)
 			}
-			titled(v.episodes.Box, "Pause episodes of "+p.SrcMAC+" "+prio+" ("+fmtCount(int64(len(rows)))+", Enter: open the frame)")
+			order := ""
+			if sortCol >= 0 {
+				dir := "ascending"
+				if desc {
+					dir = "descending"
+				}
+				order = ", by " + episodeColumns[sortCol].title + " " + dir
+			}
+			titled(v.episodes.Box, "Pause episodes of "+p.SrcMAC+" "+prio+" ("+fmtCount(int64(len(rows)))+order+", Enter: open the frame)")
 			v.refreshChart(v.u.snap)
 		}
 	})

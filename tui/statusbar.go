@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gdamore/tcell/v2"
+	"github.com/rivo/tview"
 )
 
 // The bottom line: the status line, or the filter input while a filter is
@@ -25,14 +26,38 @@ func (u *UI) startFilter() {
 	u.app.SetFocus(u.input)
 }
 
+// startPrompt asks for a line in the bottom input (label, then text to
+// edit); Enter calls done with it, Esc cancels. While it is open, keys go
+// to the input as while a filter is typed.
+func (u *UI) startPrompt(label, text string, done func(string)) {
+	u.stack[len(u.stack)-1].focus = u.focusIndex()
+	u.prompt = done
+	u.filtering = true
+	u.input.SetLabel(label)
+	u.input.SetText(text)
+	u.footer.SwitchToPage("filter")
+	u.app.SetFocus(u.input)
+}
+
 // endFilter closes the filter input: Enter keeps the filter, Esc restores
-// the previous one.
+// the previous one. For a prompt, Enter calls its function.
 func (u *UI) endFilter(key tcell.Key) {
 	if !u.filtering {
 		return
 	}
 	u.filtering = false
 	u.showFilterError("")
+	if done := u.prompt; done != nil {
+		u.prompt = nil
+		u.input.SetLabel("/")
+		u.footer.SwitchToPage("status")
+		u.focusPane(u.stack[len(u.stack)-1].focus)
+		if key != tcell.KeyEscape {
+			done(u.input.GetText())
+		}
+		u.updateStatus()
+		return
+	}
 	if key == tcell.KeyEscape {
 		u.current().SetFilter(u.filterPrev, true)
 	} else {
@@ -53,12 +78,13 @@ func (u *UI) updateStatus() {
 	s := u.snap
 	var b strings.Builder
 	b.WriteString("[::b]")
+	label := fileLabel(s.Files)
 	if s.Live {
-		b.WriteString(escape(liveLabel(s.Files)))
-	} else {
-		b.WriteString(escape(fileLabel(s.Files)))
+		label = liveLabel(s.Files)
 	}
+	b.WriteString(escape(label))
 	b.WriteString("[::-] │ ")
+	fileEnd := b.Len()
 	b.WriteString(u.current().Name())
 	if pos := u.current().Position(); pos != "" {
 		b.WriteString(" │ " + pos)
@@ -79,8 +105,31 @@ func (u *UI) updateStatus() {
 	default:
 		b.WriteString(plural(s.Progress.Frames, "frame") + " loaded")
 	}
-	b.WriteString(" │ " + statusKeys)
-	u.status.SetText(b.String())
+	line := b.String()
+	if keys := fitKeys(line, u.width); keys != "" || u.width <= 0 {
+		line += keys
+	} else if rest := line[fileEnd:]; fitKeys(rest, u.width) != "" {
+		line = rest + fitKeys(rest, u.width) // narrow: the help key before the file name
+	}
+	u.status.SetText(line)
+}
+
+// statusKeysShort are shorter forms of statusKeys, for narrow screens.
+var statusKeysShort = []string{statusKeys, "? help  / filter  Esc back  q quit", "? help  q quit", "? help"}
+
+// fitKeys returns the longest form of the key reminder that fits after
+// line in width cells (width 0: unknown, the full one), or none.
+func fitKeys(line string, width int) string {
+	if width <= 0 {
+		return " │ " + statusKeys
+	}
+	used := tview.TaggedStringWidth(line)
+	for _, k := range statusKeysShort {
+		if used+3+tview.TaggedStringWidth(k) <= width {
+			return " │ " + k
+		}
+	}
+	return ""
 }
 
 // fileLabel names the inputs in one short string.

@@ -15,22 +15,37 @@ type tabBar struct {
 
 func newTabBar(u *UI) *tabBar { return &tabBar{Box: tview.NewBox(), u: u} }
 
-// Draw draws the tabs, the current view's reversed (tview.Primitive).
+// Draw draws the tabs, the current view's reversed (tview.Primitive). When
+// they do not fit, the title goes first, then the names shorten to four
+// letters, then to the number keys alone.
 func (t *tabBar) Draw(screen tcell.Screen) {
 	t.DrawForSubclass(screen, t)
-	x, y, w, _ := t.GetInnerRect()
+	x0, y, w, _ := t.GetInnerRect()
 	cur := t.u.current()
 	style := tcell.StyleDefault.Background(tview.Styles.PrimitiveBackgroundColor).Foreground(tview.Styles.PrimaryTextColor)
+	brand, short := true, -1
+	for _, level := range []struct {
+		brand bool
+		short int
+	}{{true, -1}, {false, -1}, {false, 4}, {false, 0}} {
+		brand, short = level.brand, level.short
+		if t.width(brand, short) <= w {
+			break
+		}
+	}
+	x := x0
 	put := func(s string, st tcell.Style) {
 		for _, r := range s {
-			if x >= w {
+			if x >= x0+w {
 				return
 			}
 			screen.SetContent(x, y, r, nil, st)
 			x++
 		}
 	}
-	put(" rocetrace ", style.Bold(true))
+	if brand {
+		put(" rocetrace ", style.Bold(true))
+	}
 	t.spans = t.spans[:0]
 	for i, v := range t.u.top {
 		st := style
@@ -38,13 +53,44 @@ func (t *tabBar) Draw(screen tcell.Screen) {
 			st = st.Reverse(true)
 		}
 		start := x
-		put(" "+itoa(i+1)+" "+v.Name()+" ", st)
+		put(tabLabel(i, v.Name(), short), st)
 		t.spans = append(t.spans, [2]int{start, x})
 	}
 	if cur == t.u.detail {
 		put(" ", style)
-		put(" "+cur.Name()+" ", style.Reverse(true))
+		put(tabLabel(-1, cur.Name(), short), style.Reverse(true))
 	}
+}
+
+// tabLabel is " N Name ": the name cut to short letters (-1: whole, 0:
+// none), no number when i < 0.
+func tabLabel(i int, name string, short int) string {
+	if r := []rune(name); short >= 0 && len(r) > short {
+		name = string(r[:short])
+	}
+	s := " "
+	if i >= 0 {
+		s += itoa(i+1) + " "
+	}
+	if name == "" {
+		return s
+	}
+	return s + name + " "
+}
+
+// width is the width of the bar drawn with these choices.
+func (t *tabBar) width(brand bool, short int) int {
+	n := 0
+	if brand {
+		n += len(" rocetrace ")
+	}
+	for i, v := range t.u.top {
+		n += len([]rune(tabLabel(i, v.Name(), short)))
+	}
+	if t.u.current() == t.u.detail {
+		n += 1 + len([]rune(tabLabel(-1, t.u.detail.Name(), short)))
+	}
+	return n
 }
 
 // MouseHandler switches view on a click on a tab.

@@ -34,6 +34,7 @@ type Timeline struct {
 	OriginNs int64
 	WidthNs  int64 // 0: no frame yet
 	Used     int   // buckets up to the latest one touched
+	EndNs    int64 // time of the latest frame (the span's end: the charts' axis ends there)
 	V        [numSeries][timelineBuckets]int64
 }
 
@@ -71,6 +72,21 @@ func (t *timelines) bucket(ts int64) int {
 		tl.Used = b + 1
 	}
 	return b
+}
+
+// SpanNs is the time from the first frame to the latest (at least one
+// bucket, so that a chart of one frame has a width).
+func (tl *Timeline) SpanNs() int64 {
+	return max(tl.EndNs-tl.OriginNs, tl.WidthNs)
+}
+
+// ColumnNs is the time one of cols chart columns covers: the span over the
+// columns, or one bucket when the buckets are fewer than the columns.
+func (tl *Timeline) ColumnNs(cols int) int64 {
+	if cols <= 0 {
+		return tl.SpanNs()
+	}
+	return max(tl.SpanNs()/int64(cols), tl.WidthNs)
 }
 
 // widen doubles the bucket width, merging pairs of buckets.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -8,64 +9,60 @@ import (
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
-// Golden screens of every view at 120x40 (go test ./tui -update rewrites
-// them). The captures are the demo scenarios, synthesized into a temp dir.
+// Golden screens of every view at 80x24, 120x40 and 200x50 (go test ./tui
+// -update rewrites them): testdata/NAME.golden at 120x40,
+// testdata/NAME_WxH.golden at the others. The captures are the demo
+// scenarios, synthesized into a temp dir.
 
-func TestScreenOverview(t *testing.T) {
-	hs := newHarness(t, 120, 40, lossNAK(t))
-	hs.golden("overview_loss")
+// screenSizes are the terminal sizes of the golden screens.
+var screenSizes = [][2]int{{80, 24}, {120, 40}, {200, 50}}
+
+// screenCases are the golden screens: a capture and the keys that show the
+// view.
+var screenCases = []struct {
+	name    string
+	capture func(t testing.TB) string
+	keys    func(hs *harness)
+}{
+	{"overview_loss", lossNAK, func(*harness) {}},
+	{"overview_congestion", congestion, func(*harness) {}},
+	{"flows", congestion, func(hs *harness) { hs.key(tcell.KeyRune, '2') }},
+	{"detail", lossNAK, func(hs *harness) { hs.key(tcell.KeyEnter, 0) }}, // the worst flow
+	{"events", congestion, func(hs *harness) { hs.key(tcell.KeyRune, '3') }},
+	{"packets", lossNAK, func(hs *harness) {
+		hs.key(tcell.KeyRune, '4')
+		for range 4 {
+			hs.key(tcell.KeyDown, 0) // frame 5, the NAK
+		}
+	}},
+	{"pfc", pfcStorm, func(hs *harness) { hs.key(tcell.KeyRune, '5') }},
+	{"connections", lossNAK, func(hs *harness) { hs.key(tcell.KeyRune, '6') }},
+	{"help", lossNAK, func(hs *harness) { hs.key(tcell.KeyRune, '?') }},
+	// The mirror capture: IPv6 flow ids with brackets (which tview would
+	// read as style tags if not escaped), ERSPAN, snaplen cut.
+	{"flows_mirror", mirror, func(hs *harness) {
+		hs.key(tcell.KeyRune, '2')
+		hs.contains("[fd00::1]>[fd00::2]:qp0x000042")
+	}},
 }
 
-func TestScreenOverviewCongestion(t *testing.T) {
-	hs := newHarness(t, 120, 40, writeScenario(t, "congestion_cnp", synth.CongestionCNP(), synth.PcapNanos))
-	hs.golden("overview_congestion")
+func mirror(t testing.TB) string {
+	return writeScenario(t, "mirror", synth.MirrorERSPAN(), synth.Pcapng)
 }
 
-func TestScreenFlows(t *testing.T) {
-	hs := newHarness(t, 120, 40, writeScenario(t, "congestion_cnp", synth.CongestionCNP(), synth.PcapNanos))
-	hs.key(tcell.KeyRune, '2')
-	hs.golden("flows")
-}
-
-func TestScreenDetail(t *testing.T) {
-	hs := newHarness(t, 120, 40, lossNAK(t))
-	hs.key(tcell.KeyEnter, 0) // the worst flow
-	hs.golden("detail")
-}
-
-func TestScreenEvents(t *testing.T) {
-	hs := newHarness(t, 120, 40, writeScenario(t, "congestion_cnp", synth.CongestionCNP(), synth.PcapNanos))
-	hs.key(tcell.KeyRune, '3')
-	hs.golden("events")
-}
-
-func TestScreenPackets(t *testing.T) {
-	hs := newHarness(t, 120, 40, lossNAK(t))
-	hs.key(tcell.KeyRune, '4')
-	hs.key(tcell.KeyDown, 0)
-	hs.key(tcell.KeyDown, 0)
-	hs.key(tcell.KeyDown, 0)
-	hs.key(tcell.KeyDown, 0) // frame 5, the NAK
-	hs.golden("packets")
-}
-
-func TestScreenPFC(t *testing.T) {
-	hs := newHarness(t, 120, 40, writeScenario(t, "pfc_pause_storm", synth.PFCPauseStorm(), synth.Pcapng))
-	hs.key(tcell.KeyRune, '5')
-	hs.golden("pfc")
-}
-
-func TestScreenHelp(t *testing.T) {
-	hs := newHarness(t, 120, 40, lossNAK(t))
-	hs.key(tcell.KeyRune, '?')
-	hs.golden("help")
-}
-
-// The mirror capture: IPv6 flow ids with brackets (which tview would read
-// as style tags if not escaped), ERSPAN, snaplen cut.
-func TestScreenMirrorFlows(t *testing.T) {
-	hs := newHarness(t, 120, 40, writeScenario(t, "mirror", synth.MirrorERSPAN(), synth.Pcapng))
-	hs.key(tcell.KeyRune, '2')
-	hs.contains("[fd00::1]>[fd00::2]:qp0x000042")
-	hs.golden("flows_mirror")
+func TestScreens(t *testing.T) {
+	for _, sc := range screenCases {
+		path := sc.capture(t)
+		for _, sz := range screenSizes {
+			name := sc.name
+			if sz != [2]int{120, 40} {
+				name = fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1])
+			}
+			t.Run(name, func(t *testing.T) {
+				hs := newHarness(t, sz[0], sz[1], path)
+				sc.keys(hs)
+				hs.golden(name)
+			})
+		}
+	}
 }

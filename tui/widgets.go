@@ -40,7 +40,7 @@ func newTable(title string, open func(row int)) *tview.Table {
 func setContent(t *tview.Table, c tview.TableContent, keep int) {
 	row, _ := t.GetSelection()
 	off, col := t.GetOffset()
-	t.SetContent(c)
+	useContent(t, c)
 	if keep >= 0 {
 		row = keep + 1
 	}
@@ -55,6 +55,30 @@ func setContent(t *tview.Table, c tview.TableContent, keep int) {
 	}
 	t.SetOffset(off, col) // also stops tview from following the end as rows grow
 	t.Select(row, 0)
+}
+
+// showTop swaps a table's content after a new sort order: the table shows
+// its first rows, and the selected row stays selected (at its new place
+// keep) only when that place is among them; otherwise the first row is
+// selected.
+func showTop(t *tview.Table, c tview.TableContent, keep int) {
+	_, _, _, h := t.GetInnerRect()
+	if keep < 0 || keep >= h-1 { // the header takes a line
+		keep = 0
+	}
+	_, col := t.GetOffset()
+	setContent(t, c, keep)
+	t.SetOffset(0, col)
+}
+
+// centre selects data row row (0-based) and scrolls the table so that it
+// is in the middle of the screen (a jump to a frame shows its neighbours
+// on both sides).
+func centre(t *tview.Table, row int) {
+	_, _, _, h := t.GetInnerRect()
+	_, col := t.GetOffset()
+	t.Select(row+1, 0)
+	t.SetOffset(max(0, row-(h-1)/2), col)
 }
 
 // selectedRow returns the selected data row (0-based), or -1.

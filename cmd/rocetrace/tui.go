@@ -37,9 +37,22 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	usage := fs.usageError
 	if pf.active() {
-		// The TUI's model runs one engine over one stream; its Points view
-		// is not built yet: say so rather than show one point as all.
-		return usage("--point is not supported by tui yet: use 'rocetrace report --point' or 'rocetrace export --point'")
+		if *iface != "" {
+			return usage("--point and -i do not go together: the capture points are files")
+		}
+		if *write != "" || live.all || live.snaplen != 0 || live.noPromisc || fs.Changed("buffer-size") {
+			return usage("-w, --all, --snaplen, --buffer-size and --no-promisc need -i IFACE")
+		}
+		if code := pf.parseSpecs(fs); code >= 0 {
+			return code
+		}
+		ec := a.engine(pf.paths())
+		cfg := tui.Config{Decode: ec.Decode, Flows: ec.Flows, Analysis: a.options(),
+			Keep: ec.Keep, DisplayFilter: disp.expr}
+		for i, name := range pf.names {
+			cfg.Points = append(cfg.Points, tui.PointFiles{Name: name, Files: pf.files[i]})
+		}
+		return runTUIFiles(ctx, cfg, stdout, stderr)
 	}
 	names := fs.Args()
 	if *iface != "" {

@@ -11,13 +11,13 @@ import (
 	"github.com/rocetrace/rocetrace/tui"
 )
 
-// runTUI implements `rocetrace tui [flags] FILE...` and `rocetrace tui -i
-// IFACE [-w FILE] [flags]`: the terminal UI over captures or over a live
-// capture. Input errors are printed once the terminal is restored, with
+// runTUI implements `rocetrace tui [flags] FILE...`, `rocetrace tui --point
+// NAME=FILE[,FILE...]...` and `rocetrace tui -i IFACE [-w FILE] [flags]`:
+// the terminal UI over captures, capture points or a live capture. Input errors are printed once the terminal is restored, with
 // the exit status `rocetrace report` would give.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a analysisFlags
-	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui -i IFACE [-w FILE] [flags]", stderr)
+	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui [flags] --point NAME=FILE[,FILE...]...  |  tui -i IFACE [-w FILE] [flags]", stderr)
 	var live liveFlags
 	live.register(fs, "with -i: ", "live capture from this interface (e.g. the port a switch mirrors to)",
 		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")

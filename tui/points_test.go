@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gdamore/tcell/v2"
@@ -213,5 +214,18 @@ func TestPointsScreens(t *testing.T) {
 			hs.key(tcell.KeyEnter, 0)
 			hs.golden("points_lost" + suffix)
 		})
+	}
+}
+
+// TestPointsHelp: the help lists the Points view's keys with --point (the
+// tables drive it), and without --point there is no Points tab.
+func TestPointsHelp(t *testing.T) {
+	hs := newPointsHarness(t, 120, 40, twoPoints(true))
+	if !strings.Contains(hs.u.helpContent(), "list the hop's lost frames in the packets view") {
+		t.Error("the help does not list the Points view's Enter")
+	}
+	plain := newHarness(t, 120, 40, lossNAK(t))
+	if plain.u.points != nil || len(plain.u.top) != 6 {
+		t.Errorf("without points: %d tabs, points view %v", len(plain.u.top), plain.u.points != nil)
 	}
 }

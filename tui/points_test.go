@@ -177,8 +177,9 @@ func TestPointsSort(t *testing.T) {
 	}
 }
 
-// TestPointsResolveHopLoss: the events view's hop_loss event opens the
-// lost frame too (Pager.Resolve looks among `from`'s frames).
+// TestPointsResolveHopLoss: the events view's hop_loss event says what was
+// lost where, and opens the lost frame too (Pager.Resolve looks among
+// `from`'s frames).
 func TestPointsResolveHopLoss(t *testing.T) {
 	hs := newPointsHarness(t, 120, 40, twoPoints(false)) // down is the reference: the frame is up's
 	s := hs.u.snap
@@ -186,6 +187,17 @@ func TestPointsResolveHopLoss(t *testing.T) {
 		ev := &s.Report.Events[i]
 		if ev.Kind != "hop_loss" {
 			continue
+		}
+		if got, want := eventDetail(ev, 0), "PSN 103 RC_RDMA_WRITE_ONLY seen at up, not at down"; got != want {
+			t.Errorf("event detail %q, want %q", got, want)
+		}
+		hs.u.openEvent(i)
+		hs.settle()
+		if hs.u.current() != hs.u.packets || hs.u.packets.selectedPos() < 0 {
+			t.Fatalf("Enter on the hop_loss event: view %s", hs.u.current().Name())
+		}
+		if sel := hs.u.packets.selectedPos(); s.Index.Frame(sel) != 7 {
+			t.Errorf("selected frame %d, want up's 7", s.Index.Frame(sel))
 		}
 		pos, err := hs.u.pager.Resolve(s, ev)
 		if err != nil {

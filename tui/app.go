@@ -143,6 +143,8 @@ type UI struct {
 	msg        string       // one-off message in the status line
 	width      int          // the screen's width at the last draw (the status line fits it)
 	prompt     func(string) // the bottom input asks for a line (startPrompt), not a filter
+
+	points *pointsView // the capture points (a tab with --point only; nil without)
 }
 
 // newUI builds the UI over a model and a pager. quit is called when the
@@ -161,6 +163,10 @@ func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u.pfc = newPFCView(u)
 	u.conns = newConnsView(u)
 	u.top = []view{u.overview, u.flows, u.events, u.packets, u.pfc, u.conns}
+	if len(model.Snapshot().PointNames) > 0 {
+		u.points = newPointsView(u)
+		u.top = append(u.top, u.points)
+	}
 	u.global = globalBindings(u, u.top)
 	u.bindings = map[view][]binding{}
 	for _, v := range u.allViews() {
@@ -290,5 +296,9 @@ func (u *UI) tick() {
 
 // allViews returns every view, in the order of the help.
 func (u *UI) allViews() []view {
-	return []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc, u.conns}
+	views := []view{u.overview, u.flows, u.detail, u.events, u.packets, u.pfc, u.conns}
+	if u.points != nil {
+		views = append(views, u.points)
+	}
+	return views
 }

@@ -290,6 +290,8 @@ func eventDetail(e *analysis.EventReport, start int64) string {
 		return strconv.FormatUint(uint64(*p), 10)
 	}
 	switch e.Kind {
+	case "hop_loss": // capture points (pointsview.go)
+		return "PSN " + u32(e.PSN) + " " + optString(e.OpcodeName) + " seen at " + optString(e.From) + ", not at " + optString(e.To)
 	case "psn_gap":
 		return "expected PSN " + u32(e.ExpectedPSN) + ", got " + u32(e.PSN) + ": " + plural(i64(e.Missing), "PSN") + " missing"
 	case "retransmission":

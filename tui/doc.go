@@ -32,7 +32,33 @@
 // and filterable as the flows, Enter opens the direction with the
 // problems. The overview's problem list and its "with problems" count are
 // per connection: a loss shows as a gap in one direction and a NAK in the
-// other, and counts once.
+// other, and counts once. 7 Points, with --point only (pointsview.go): the
+// capture points (name, packets, files; the first is the reference) and the
+// report's hops, per flow and pair of points: from, to, matched, lost,
+// unseen upstream, delay p50/p99/max; sortable (s / S, r, a click) and
+// filterable (/ words of the flow id or point names), lost rows red,
+// unseen-upstream rows yellow. Enter on a hop lists its lost frames in the
+// packets view (below).
+//
+// # Capture points
+//
+// With Config.Points (pointsmodel.go) the model runs engine.Points, as
+// `rocetrace report --point`: the reference (first) point's engine drives
+// every other view (report, flow frame lists, PFC list, timelines), and
+// the final report adds the points, hops, hop_loss events and findings
+// (interim reports are the reference's alone: the matcher is not copied).
+// How frames of several points are indexed: the packet index holds every
+// point's frames in the one timestamp-ordered merge of all their files, so
+// the packets view lists them all ("FILE:FRAME" names the file, hence the
+// point), each with the events its own point's engine found (as the rows
+// of packets.parquet with --point). A hop's lost frames are frames of its
+// `from` point, which need not be the reference: each point's frames of
+// each flow are kept (Snapshot.PointFrames, the reference's in FlowFrames),
+// and a hop_loss event is resolved among `from`'s frames of its flow by
+// time, then PSN and opcode (Pager.Resolve; the events view's Enter uses
+// it too). Enter on a hop shows exactly those frames as a fixed list named
+// "lost FROM>TO FLOW" in place of a display filter (pointslost.go): Esc or
+// another filter leaves it, entering the name unchanged keeps it.
 //
 // The overview's findings are grouped by code, with their count and flow
 // (findings.go): Enter on a group lists its findings under it, Enter on a
@@ -95,5 +121,7 @@
 // several input files 8 bytes per file every 256 frames. That is about 12
 // bytes a frame, 120 MB for ten million frames; flows, events and the
 // report cost what they cost `rocetrace report`, and each flow 512 bytes of
-// rate timeline (for the first 65,536 flows).
+// rate timeline (for the first 65,536 flows). With capture points every
+// point's frames cost the same 12 bytes (8 in the index, 4 in their point's
+// flow frame list), and the matcher what it costs `report --point`.
 package tui

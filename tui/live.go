@@ -123,7 +123,11 @@ func (m *Model) kernelDrops() int64 {
 
 // summary is the capture summary of the frames so far.
 func (l *loader) summary() analysis.CaptureSummary {
-	s := l.eng.Summary(l.names())
+	names := l.names()
+	if l.ps != nil {
+		names = l.ps.Files[0] // the reference point's summary, as report --point
+	}
+	s := l.eng.Summary(names)
 	s.KernelDrops = l.m.kernelDrops()
 	return s
 }

@@ -40,6 +40,11 @@ type Config struct {
 	// DisplayFilter is the packets view's filter at start (-Y), in the
 	// filter language (pktfilter.go).
 	DisplayFilter string
+	// Points, when set, are capture points (--point; Paths must then be
+	// empty: Open sets it to every point's files, in order). The model runs
+	// engine.Points: the reference (first) point drives the report and the
+	// views, every point's frames are in the packet index (pointsmodel.go).
+	Points []PointFiles
 }
 
 // Progress tells how far loading is.
@@ -94,6 +99,11 @@ type Snapshot struct {
 	// FrameEvents are the frames that show events (Index positions,
 	// ascending) with their kinds: the `events` packet field (EventsAt).
 	FrameEvents []FrameEvent
+	// Capture points (Config.Points; nil without): their names, and per
+	// point after the reference its flows' frames (pointsmodel.go).
+	PointNames  []string
+	PointFrames [][][]uint32 // [point][flow index at that point] Index positions; [0] is nil (FlowFrames)
+	pointFlows  []map[string]int
 }
 
 // FlowFramesOf returns the frames of flow i (nil when unknown).
@@ -142,6 +152,9 @@ func Open(cfg Config) (*Model, error) {
 	if cfg.Live != nil {
 		return openLive(cfg)
 	}
+	if cfg.Points != nil {
+		cfg.Paths = pointPaths(cfg.Points)
+	}
 	if len(cfg.Paths) > maxFiles {
 		return nil, errTooManyFiles
 	}
@@ -183,6 +196,8 @@ func Open(cfg Config) (*Model, error) {
 		Progress: Progress{TotalBytes: m.in.Size()},
 		Errors:   m.in.Errors(),
 		LinkBps:  bps,
+		// Capture points: the views know them from the first snapshot.
+		PointNames: pointNames(cfg.Points),
 	})
 	return m, nil
 }
@@ -276,6 +291,11 @@ type loader struct {
 	lastBuild  time.Time
 
 	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
+
+	// Capture points (pointsmodel.go): nil without.
+	ps          *engine.Points
+	point       int          // the point of the frame being observed
+	pointFrames [][][]uint32 // per point after the reference, per flow index there, its frames
 }
 
 func (m *Model) load(ctx context.Context) {
@@ -294,6 +314,9 @@ func (m *Model) load(ctx context.Context) {
 		prev:    m.cur.Load(),
 	}
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
+	if m.cfg.Points != nil {
+		l.startPoints()
+	}
 	if m.cfg.Live != nil {
 		l.runLive(ctx)
 		return
@@ -310,7 +333,12 @@ var errIndexFull = errors.New("packet index full")
 func (l *loader) run(ctx context.Context) {
 	l.publish(false, false)
 	l.lastPub = time.Now()
-	err := l.eng.Run(ctx, l.m.in, l.observe)
+	var err error
+	if l.ps != nil {
+		err = l.ps.Run(ctx, l.m.in, l.observePoint)
+	} else {
+		err = l.eng.Run(ctx, l.m.in, l.observe)
+	}
 	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
 	l.buildWG.Wait()
 	l.publish(true, canceled)
@@ -324,7 +352,11 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
 		return errIndexFull
 	}
-	l.frame(p, f)
+	if l.point > 0 {
+		l.otherFrame(p, f)
+	} else {
+		l.frame(p, f)
+	}
 	i := l.index.n
 	if n := l.m.cfg.publishFrames; n > 0 && i%n == 0 {
 		l.publish(false, false)
@@ -439,7 +471,7 @@ func (l *loader) publish(final, canceled bool) {
 			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
 		}
 	} else if final {
-		r := l.eng.Report(l.summary(), m.cfg.Analysis)
+		r := l.finalReport()
 		// Finish closed the open pause and replay episodes and sorted the
 		// events: count the event series again from the final list.
 		clear(l.tl.tl.V[SeriesPaused][:])
@@ -458,6 +490,7 @@ func (l *loader) publish(final, canceled bool) {
 			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
 		}
 	}
+	l.publishPoints(s, final && !canceled)
 	s.Timeline = l.tl.tl
 	s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
 	l.prev = s

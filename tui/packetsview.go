@@ -29,6 +29,7 @@ type packetsView struct {
 	want      int            // frame to select once the rows hold it, -1 none
 	marks     markSet        // marked frames (Index positions)
 	delta     bool           // the Time column shows the time since the previous frame listed
+	fixed     []uint32       // a fixed list shown in place of a filter (a hop's lost frames, pointslost.go), nil none
 }
 
 func newPacketsView(u *UI) *packetsView {
@@ -98,6 +99,9 @@ func (v *packetsView) openFlow() {
 // SetFilter applies a filter when it is entered (not while typed: a
 // filter over millions of frames is not worth running per key).
 func (v *packetsView) SetFilter(text string, final bool) {
+	if final && v.leaveFixed(text) {
+		return
+	}
 	if n, ok := frameNumber(text); ok {
 		if final {
 			v.u.showFilterError("")
@@ -111,7 +115,7 @@ func (v *packetsView) SetFilter(text string, final bool) {
 // selectPos selects frame pos, dropping a filter that hides it.
 func (v *packetsView) selectPos(pos int) {
 	if v.filter != "" && v.rows.snap != nil && v.rows.find(pos) < 0 {
-		v.filter, v.compiled = "", nil
+		v.filter, v.compiled, v.fixed = "", nil, nil
 		v.requested = nil
 	}
 	v.want = pos
@@ -131,6 +135,10 @@ func (v *packetsView) applyWant() {
 
 // Refresh implements view.
 func (v *packetsView) Refresh(s *Snapshot) {
+	if v.fixed != nil {
+		v.refreshFixed(s)
+		return
+	}
 	if v.filter == "" {
 		if v.rows.snap != s || v.rows.frames != nil {
 			keep := v.selectedPos()

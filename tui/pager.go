@@ -206,6 +206,10 @@ func (p *Pager) Resolve(s *Snapshot, ev *analysis.EventReport) (int, error) {
 	switch {
 	case ev.Kind == "pause":
 		list = s.PFCFrames
+	case ev.Kind == "hop_loss" && ev.Flow != nil && ev.From != nil:
+		// A frame lost between two points is a frame of `from`
+		// (pointsmodel.go), which need not be the reference.
+		list = s.pointFlowFrames(*ev.From, *ev.Flow)
 	case ev.Flow != nil:
 		i, ok := s.FlowIndex[*ev.Flow]
 		if !ok {
@@ -275,6 +279,8 @@ func eventShownBy(ev *analysis.EventReport, pkt *decode.Packet) bool {
 		return pkt.Ext&decode.ExtAETH != 0 && psnIs()
 	case "cnp":
 		return pkt.Kind == decode.KindCNP
+	case "hop_loss":
+		return pkt.Kind == decode.KindRoCE && psnIs() && (ev.OpcodeName == nil || pkt.BTH.Opcode.String() == *ev.OpcodeName)
 	case "pause":
 		if ev.SrcMAC == nil || net.HardwareAddr(pkt.SrcMAC[:]).String() != *ev.SrcMAC {
 			return false

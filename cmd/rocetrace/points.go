@@ -45,6 +45,12 @@ func (pf *pointFlags) parse(fs *flagSet, args []string, c *common, stdout, stder
 		}
 		return -1
 	}
+	return pf.parseSpecs(fs)
+}
+
+// parseSpecs parses the --point values (given: FILE arguments are then a
+// usage error); it returns the exit status to stop with, or -1.
+func (pf *pointFlags) parseSpecs(fs *flagSet) int {
 	if fs.NArg() > 0 {
 		return fs.usageError("FILE arguments (%s) are not allowed with --point: name every file in a --point NAME=FILE[,FILE...]", fs.Arg(0))
 	}

@@ -11,13 +11,13 @@ import (
 	"github.com/rocetrace/rocetrace/tui"
 )
 
-// runTUI implements `rocetrace tui [flags] FILE...` and `rocetrace tui -i
-// IFACE [-w FILE] [flags]`: the terminal UI over captures or over a live
-// capture. Input errors are printed once the terminal is restored, with
+// runTUI implements `rocetrace tui [flags] FILE...`, `rocetrace tui --point
+// NAME=FILE[,FILE...]...` and `rocetrace tui -i IFACE [-w FILE] [flags]`:
+// the terminal UI over captures, capture points or a live capture. Input errors are printed once the terminal is restored, with
 // the exit status `rocetrace report` would give.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a analysisFlags
-	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui -i IFACE [-w FILE] [flags]", stderr)
+	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui [flags] --point NAME=FILE[,FILE...]...  |  tui -i IFACE [-w FILE] [flags]", stderr)
 	var live liveFlags
 	live.register(fs, "with -i: ", "live capture from this interface (e.g. the port a switch mirrors to)",
 		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")
@@ -37,9 +37,22 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	usage := fs.usageError
 	if pf.active() {
-		// The TUI's model runs one engine over one stream; its Points view
-		// is not built yet: say so rather than show one point as all.
-		return usage("--point is not supported by tui yet: use 'rocetrace report --point' or 'rocetrace export --point'")
+		if *iface != "" {
+			return usage("--point and -i do not go together: the capture points are files")
+		}
+		if *write != "" || live.all || live.snaplen != 0 || live.noPromisc || fs.Changed("buffer-size") {
+			return usage("-w, --all, --snaplen, --buffer-size and --no-promisc need -i IFACE")
+		}
+		if code := pf.parseSpecs(fs); code >= 0 {
+			return code
+		}
+		ec := a.engine(pf.paths())
+		cfg := tui.Config{Decode: ec.Decode, Flows: ec.Flows, Analysis: a.options(),
+			Keep: ec.Keep, DisplayFilter: disp.expr}
+		for i, name := range pf.names {
+			cfg.Points = append(cfg.Points, tui.PointFiles{Name: name, Files: pf.files[i]})
+		}
+		return runTUIFiles(ctx, cfg, stdout, stderr)
 	}
 	names := fs.Args()
 	if *iface != "" {

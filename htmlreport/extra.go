@@ -54,21 +54,38 @@ const MaxDots = 400
 // dense returns bins as a step series over the capture [t0, t1], one point
 // per bin of width w (empty bins 0), X in ns since t0 (the first bin,
 // which may start before t0, at 0), Y = scale(N, the part of the bin
-// inside the capture in ns, at least 1).
+// inside the capture in ns, at least 1). A first or last bin of which
+// under a tenth lies inside the capture joins its neighbour (as NewBins
+// does), so that a sliver does not plot as a spike or a drop.
 func dense(name string, bins []Bin, w, t0, t1 int64, scale func(n, covered int64) int64) Series {
 	lo, hi := floorDiv(t0, w), floorDiv(t1, w)
-	pts := make([]Point, 0, hi-lo+2)
+	type cell struct{ x, n, covered int64 }
+	cells := make([]cell, 0, hi-lo+1)
 	j := 0
 	for k := lo; k <= hi; k++ {
-		var n int64
+		c := cell{x: max(k*w-t0, 0), covered: max(min(k*w+w, t1)-max(k*w, t0), 1)}
 		for j < len(bins) && floorDiv(bins[j].StartNs, w) <= k {
 			if floorDiv(bins[j].StartNs, w) == k {
-				n += bins[j].N
+				c.n += bins[j].N
 			}
 			j++
 		}
-		covered := max(min(k*w+w, t1)-max(k*w, t0), 1)
-		pts = append(pts, Point{X: max(k*w-t0, 0), Y: scale(n, covered)})
+		cells = append(cells, c)
+	}
+	if n := len(cells); n > 1 && cells[n-1].covered*10 < w {
+		cells[n-2].n += cells[n-1].n
+		cells[n-2].covered += cells[n-1].covered
+		cells = cells[:n-1]
+	}
+	if len(cells) > 1 && cells[0].covered*10 < w {
+		cells[1].n += cells[0].n
+		cells[1].covered += cells[0].covered
+		cells[1].x = 0
+		cells = cells[1:]
+	}
+	pts := make([]Point, 0, len(cells)+1)
+	for _, c := range cells {
+		pts = append(pts, Point{X: c.x, Y: scale(c.n, c.covered)})
 	}
 	pts = append(pts, Point{X: max(t1-t0, pts[len(pts)-1].X+1), Y: pts[len(pts)-1].Y})
 	return Series{Name: name, Points: pts, Step: true}

@@ -26,6 +26,14 @@ func TestDense(t *testing.T) {
 	if fmt.Sprint(got.Points) != fmt.Sprint(want) {
 		t.Errorf("dense counts = %v, want %v", got.Points, want)
 	}
+	// Slivers: bins of 100 ns over [95, 301]: bin 0 has 5 ns inside (5·10 < 100), bin 3 1 ns.
+	// Bin 3 (4) joins bin 2: 4; bin 0 (2) joins bin 1 (10): 12 at X 0; then 4 at X 200 − 95 = 105,
+	// closing at 301 − 95 = 206.
+	got = dense("s", []Bin{{StartNs: 0, N: 2}, {StartNs: 100, N: 10}, {StartNs: 300, N: 4}}, 100, 95, 301, identity)
+	want = []Point{{0, 12}, {105, 4}, {206, 4}}
+	if fmt.Sprint(got.Points) != fmt.Sprint(want) {
+		t.Errorf("dense slivers = %v, want %v", got.Points, want)
+	}
 }
 
 // ratesReport is handReport (capture 1 s + [0, 1 ms]) with rate series:
@@ -51,12 +59,14 @@ func TestThroughputFromRates(t *testing.T) {
 	if len(c.Series) != 2 || c.Series[0].Name != "lossy" || c.Series[1].Name != "ce" {
 		t.Fatalf("series %+v", c.Series)
 	}
-	// Capture [t0, t0+1 ms] in 100 µs bins: 11 bins (k = 10000..10010) + the closing point.
+	// Capture [t0, t0+1 ms] in 100 µs bins: k = 10000..10010.
 	// lossy: bin 0 1250 B · 8e9 / 100,000 ns = 100 Mb/s. ce: bin 1 200 Mb/s, bin 9 10 Mb/s,
 	// bin 10 starts at the capture's end (covered 1 ns, empty).
 	s := c.Series[1].Points
-	if len(s) != 12 || c.Series[0].Points[0] != (Point{0, 100_000_000}) || s[1] != (Point{100_000, 200_000_000}) ||
-		s[9] != (Point{900_000, 10_000_000}) || s[10] != (Point{1_000_000, 0}) {
+	// Bin 10 holds 1 ns of the capture (< a tenth): it joins bin 9, 125 B over 100,001 ns:
+	// 125·8e9/100,001 = 9,999,900.0 bit/s; 10 points and the closing one at 1 ms.
+	if len(s) != 11 || c.Series[0].Points[0] != (Point{0, 100_000_000}) || s[1] != (Point{100_000, 200_000_000}) ||
+		s[9] != (Point{900_000, 9_999_900}) || s[10] != (Point{1_000_000, 9_999_900}) {
 		t.Errorf("points %v / %v", c.Series[0].Points, s)
 	}
 	// 11 bins (< 20): the note suggests a smaller --bin.

@@ -59,6 +59,7 @@ svg .marklabel { font-size: 12px; fill: #b3261e; }
   th { position: static; }
   .wrap, .scroll { overflow: visible; max-height: none; border: none; }
   table { font-size: 8pt; } th, td { padding: 1px 3px; }
+  td.l { white-space: normal; overflow-wrap: anywhere; }
   a { color: inherit; text-decoration: none; }
   .sev { color: #000; border: 1px solid #000; background: none; }
   .noprint { display: none; }

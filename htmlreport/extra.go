@@ -196,9 +196,9 @@ func latencyCharts(r *analysis.Report, sets []LatencySet) []LineChart {
 	sum := map[string]analysis.LatencySummary{"ack": r.Latency.Ack, "read": r.Latency.Read,
 		"read_first": r.Latency.ReadFirst, "atomic": r.Latency.Atomic}
 	what := map[string]string{"ack": "ACK latency (request packet to its ACK)",
-		"read": "READ latency (READ Request to the last response)",
+		"read":       "READ latency (READ Request to the last response)",
 		"read_first": "READ first-response latency (READ Request to the first response)",
-		"atomic": "atomic latency (request to its ATOMIC ACKNOWLEDGE)"}
+		"atomic":     "atomic latency (request to its ATOMIC ACKNOWLEDGE)"}
 	var out []LineChart
 	for _, s := range sets {
 		if len(s.Values) == 0 {

@@ -15,14 +15,18 @@
 // with an Axis (label and Unit: time since the first frame, duration,
 // count, bit/s, bytes, permille) per axis; LineChart draws lines or steps
 // with dashed marks (p50, p99), Timeline draws intervals per lane. Bins,
-// CDF, LatencyCDF and ThroughputChart build the series. The page draws
-// what the Report has on this branch: CNPs and the CE marks they answer
-// over time, the ECN→CNP latency CDF with p50/p99, the PFC pause timeline
-// per port and priority (pause events ts_ns to end_ns), and events per kind
-// over time. The per-flow throughput plot (ThroughputChart, over the rate
-// windows) and the ACK/READ latency distributions (LatencyCDF, over the
-// latency samples) are ready in code for when the Report carries them:
-// build the series and append a figure in build (page.go).
+// CDF, LatencyCDF and ThroughputChart build the series; a Series with Dots
+// draws a scatter. The page draws, in order: the throughput of the worst
+// flows and the CE marks and CNPs per bin (from Extra.Rates: the rate
+// windows re-binned by the caller, cmd/rocetrace's htmlRates), the
+// ECN→CNP latency CDF, one CDF per response-latency kind (Extra.Latency,
+// p50/p99 from Report.Latency), the DCQCN scatter (rate_before_bps against
+// rate_after_bps per CNP of the flows with cc_reaction_cnps), the PFC
+// pause timeline per port and priority (pause events ts_ns to end_ns), and
+// events per kind over time. With --point the page has a Capture points
+// section: the points and the hops table. Write (no Extra) leaves the
+// throughput and ACK/READ plots out and draws the CE series as the first
+// CE mark before each CNP (ts_ns − ecn_to_cnp_ns).
 //
 // Why hand-written SVG and not gonum.org/v1/plot (v0.17.0, vg/vgsvg): the
 // issue prefers a well-kept library if it fits, and gonum/plot does not fit
@@ -42,14 +46,16 @@
 // # Bounds
 //
 // The page's size does not grow with the capture: time plots have about
-// DefaultBins (200) bins of a 1-2-5 width, a chart at most MaxSeries (8)
-// series, a CDF at most MaxCDFPoints (256) points, the pause timeline at
-// most MaxLanes (16) lanes (the longest paused first) drawn per pixel
-// column (at most one rectangle per column, shaded by the share of the
-// column's time paused), the flows table at most MaxTableFlows (200) rows
-// plus the flows of the listed findings, and each finding code lists at
-// most MaxFindingsPerCode (10) findings; the page says how many were left
-// out of each. About 140 kB for the 1M- and 10M-frame bench captures.
+// DefaultBins (200) bins of a 1-2-5 width (the rate plots at most 250 bins
+// of the caller's width), a chart at most MaxSeries (8) series, a CDF at
+// most MaxCDFPoints (256) points, the DCQCN scatter at most MaxDots (400)
+// dots, the pause timeline at most MaxLanes (16) lanes (the longest paused
+// first) drawn per pixel column (at most one rectangle per column, shaded
+// by the share of the column's time paused), the flows table and the hops
+// table at most MaxTableFlows (200) rows (the flows table plus the flows of
+// the listed findings), and each finding code lists at most
+// MaxFindingsPerCode (10) findings; the page says how many were left out
+// of each. 175 kB for the 1M-frame bench capture, 188 kB for the 10M one.
 //
 // # Rules where the contract is silent
 //
@@ -59,7 +65,15 @@
 //     listed finding names, so that each listed finding links to its row.
 //   - Finding groups come in the Report's order (severity first), one per
 //     code.
-//   - The CE series counts, per bin, the first CE mark before each CNP
-//     (ts_ns − ecn_to_cnp_ns): the Report has no per-window CE counts yet.
+//   - The CE series is the rate windows' ecn_ce summed per bin (all flows);
+//     without Extra.Rates, the first CE mark before each CNP.
+//   - A throughput bin's rate is its bytes over the part of the bin inside
+//     the capture [first frame, last frame], so that edge bins and a bin
+//     longer than the capture read as the rate seen, not diluted.
+//   - Throughput draws the worst flows that have a series (WorstFlows
+//     order); a clean capture draws the busiest flows by bytes.
+//   - DCQCN draws at most MaxSeries-1 flows (the last series is the line
+//     after = before), worst first, then in Report order.
+//   - Hops are listed most lost first, then by p99 delay.
 //   - Anchors are "flow-N", N the flow's index in Report.Flows.
 package htmlreport

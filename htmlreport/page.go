@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -43,12 +44,21 @@ type page struct {
 	RowsLeft    int
 	TotalFlow   int
 	Figures     []figure
+	// Capture points (report --point): the points and the hops table.
+	Points   []analysis.PointReport
+	Hops     []analysis.HopReport
+	HopsLeft int
 }
 
 // Write renders r as one self-contained HTML page on w.
-func Write(w io.Writer, r *analysis.Report) error {
+func Write(w io.Writer, r *analysis.Report) error { return WriteExtra(w, r, nil) }
+
+// WriteExtra renders r as Write does, with the plots of x (nil: none of
+// them): throughput and CE marks from the rate windows, the ACK/READ
+// latency distributions.
+func WriteExtra(w io.Writer, r *analysis.Report, x *Extra) error {
 	bw := bufio.NewWriter(w)
-	if err := tmpl.Execute(bw, build(r)); err != nil {
+	if err := tmpl.Execute(bw, build(r, x)); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
 	if err := bw.Flush(); err != nil {
@@ -60,8 +70,11 @@ func Write(w io.Writer, r *analysis.Report) error {
 // fewFindings is the most findings for which every group shows open.
 const fewFindings = 12
 
-// build computes the page from the report.
-func build(r *analysis.Report) *page {
+// build computes the page from the report and x (may be nil).
+func build(r *analysis.Report, x *Extra) *page {
+	if x == nil {
+		x = &Extra{}
+	}
 	worst := WorstFlows(r)
 	groups := rollUp(r.Findings)
 	rows, anchors := flowRows(r, worst, namedFlows(groups))
@@ -76,12 +89,47 @@ func build(r *analysis.Report) *page {
 		p.Latency = fmt.Sprintf("%s: min %s, p50 %s, p99 %s, max %s", units.Plural(l.Count, "sample"),
 			units.Duration(l.MinNs), units.Duration(l.P50Ns), units.Duration(l.P99Ns), units.Duration(l.MaxNs))
 	}
-	// The plots, in reading order. Throughput (ThroughputChart) and the
-	// ACK/READ latency distributions (LatencyCDF) go here once the Report
-	// has rate windows and latency samples.
-	cong, events, lat, pfc := congestionChart(r), eventsChart(r), cnpLatencyChart(r), pfcTimeline(r)
-	p.Figures = []figure{fig(cong, cong.Note), fig(lat, lat.Note), fig(pfc, pfc.Note), fig(events, events.Note)}
+	p.Points, p.Hops, p.HopsLeft = r.Points, worstHops(r.Hops), max(len(r.Hops)-MaxTableFlows, 0)
+	p.Figures = figures(r, worst, x)
 	return p
+}
+
+// figures returns the plots, in reading order: throughput, CE marks and
+// CNPs, the latency distributions (ECN→CNP, then ACK/READ), DCQCN, PFC,
+// events.
+func figures(r *analysis.Report, worst []int, x *Extra) []figure {
+	var out []figure
+	add := func(c LineChart) { out = append(out, fig(c, c.Note)) }
+	if x.Rates != nil {
+		add(throughputChart(r, worst, x.Rates))
+		add(ratesCongestionChart(r, x.Rates))
+	} else {
+		add(congestionChart(r))
+	}
+	add(cnpLatencyChart(r))
+	for _, c := range latencyCharts(r, x.Latency) {
+		add(c)
+	}
+	if c := dcqcnChart(r, worst); len(c.Series) > 0 {
+		add(c)
+	}
+	pfc := pfcTimeline(r)
+	out = append(out, fig(pfc, pfc.Note))
+	add(eventsChart(r))
+	return out
+}
+
+// worstHops returns at most MaxTableFlows hops: most lost first, then the
+// highest p99 delay, then the Report's order.
+func worstHops(hops []analysis.HopReport) []analysis.HopReport {
+	h := append([]analysis.HopReport(nil), hops...)
+	sort.SliceStable(h, func(a, b int) bool {
+		if h[a].Lost != h[b].Lost {
+			return h[a].Lost > h[b].Lost
+		}
+		return h[a].Delay.P99Ns > h[b].Delay.P99Ns
+	})
+	return h[:min(len(h), MaxTableFlows)]
 }
 
 // summary returns the capture summary as label/value rows.
@@ -130,4 +178,5 @@ func prio(p *int) string {
 
 var tmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"dur": units.Duration, "count": units.Count, "prio": prio,
+	"join": func(s []string) string { return strings.Join(s, ", ") }, "utc": utc, "add": func(a, b int) int { return a + b },
 }).Parse(pageTemplate))

@@ -15,6 +15,8 @@ type Series struct {
 	Name   string
 	Points []Point
 	Step   bool
+	// Dots draws the points as dots, unjoined (a scatter).
+	Dots bool
 }
 
 // Mark is a dashed vertical line at X with a label (p50, p99).
@@ -110,6 +112,10 @@ func (c LineChart) SVG() template.HTML {
 	s.text(padLeft, 20, "start", "title", c.Title)
 	drawAxes(&s, f, c.X, c.Y)
 	for i, sr := range series {
+		if sr.Dots {
+			drawDots(&s, f, sr, palette[i%len(palette)])
+			continue
+		}
 		s.raw(`<path fill="none" stroke="`, palette[i%len(palette)], `" stroke-width="1.6"`, dash(i), ` d="`, pathOf(f, sr), `"/>`)
 	}
 	for i, m := range c.Marks {
@@ -126,11 +132,25 @@ func (c LineChart) SVG() template.HTML {
 	for i, sr := range series {
 		x := float64(padLeft + (i%4)*280)
 		y := float64(plotH+10) + float64(i/4)*legendRowH
-		s.raw(`<path d="M`, num(x), " ", num(y-7), `h22" stroke="`, palette[i%len(palette)], `" stroke-width="3"`, dash(i), `/>`)
+		if sr.Dots {
+			s.raw(`<circle cx="`, num(x+11), `" cy="`, num(y-7), `" r="4" fill="`, palette[i%len(palette)], `"/>`)
+		} else {
+			s.raw(`<path d="M`, num(x), " ", num(y-7), `h22" stroke="`, palette[i%len(palette)], `" stroke-width="3"`, dash(i), `/>`)
+		}
 		s.text(x+28, y-3, "start", "legend", sr.Name)
 	}
 	s.raw(`</svg>`)
 	return template.HTML(s.b.String())
+}
+
+// drawDots draws a scatter series: one dot per point, in one path of
+// zero-length round-capped segments (a few bytes per dot).
+func drawDots(s *svgBuilder, f frame, sr Series, colour string) {
+	var b strings.Builder
+	for _, p := range sr.Points {
+		b.WriteString("M" + num(f.px(p.X)) + " " + num(f.py(p.Y)) + "h0")
+	}
+	s.raw(`<path fill="none" stroke="`, colour, `" stroke-width="7" stroke-linecap="round" stroke-opacity="0.75" d="`, b.String(), `"/>`)
 }
 
 // dashes tell the series apart where they overlap and in grey print:
@@ -176,6 +196,9 @@ func (c LineChart) bounds(series []Series) (xlo, xhi, ylo, yhi int64) {
 	}
 	if (c.X.Unit == UnitTime || c.X.Unit == UnitDuration) && xlo > 0 {
 		xlo = 0
+	}
+	if c.X.Unit == UnitDuration { // a CDF: room right of its last step
+		xhi += (xhi - xlo) / 20
 	}
 	if c.Y.Unit == UnitPermille {
 		yhi = 1000

@@ -158,6 +158,23 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			}
 		})
 	}
+	t.Run("points", func(t *testing.T) {
+		page := filepath.Join(pages, "two_points.html")
+		pc := filepath.Join(testenv.RepoRoot(), "pcaps")
+		if code, _, errOut := rt(t, "report", "--html", page, "--point", "up="+filepath.Join(pc, "two_points_up.pcap"),
+			"--point", "down="+filepath.Join(pc, "two_points_down.pcap")); code != 0 {
+			t.Fatalf("report --point --html: exit %d: %s", code, errOut)
+		}
+		r, console := probe(t, bin, page, "")
+		if len(r.Errors) > 0 || len(r.Resources) > 0 || len(console) > 0 {
+			t.Errorf("errors %q, resources %q, console %q", r.Errors, r.Resources, console)
+		}
+		png := filepath.Join(shots, "two_points.png")
+		runChromium(t, bin, "--screenshot="+png, "--window-size=1280,2000", "file://"+page)
+		if st, err := os.Stat(png); err != nil || st.Size() < 10_000 {
+			t.Errorf("screenshot %s: %v (%v)", png, st, err)
+		}
+	})
 	t.Run("control", func(t *testing.T) {
 		if first == "" {
 			t.Skip("no page")

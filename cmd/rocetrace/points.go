@@ -81,8 +81,13 @@ func (pf *pointFlags) parseSpecs(fs *flagSet) int {
 // runReportPoints is report with --point: one engine per point over one
 // merged reading, the reference (first) point's report with points, hops,
 // hop_loss events and their findings.
-func runReportPoints(ctx context.Context, a *analysisFlags, pf *pointFlags, out *reportFlags, stdout, stderr io.Writer) int {
-	ps := engine.NewPoints(a.engine(pf.paths()), pf.names, pf.files)
+func runReportPoints(ctx context.Context, a *analysisFlags, pf *pointFlags, out *reportFlags, files *fileFlags, stdout, stderr io.Writer) int {
+	cfg := a.engine(pf.paths())
+	files.collect(&cfg.Flows)
+	ps := engine.NewPoints(cfg, pf.names, pf.files)
+	if files.rates != nil {
+		files.rates.only = ps.Engines[0].Table() // every point's table streams windows: keep the reference's
+	}
 	in := engine.OpenContext(ctx, ps.Paths())
 	defer in.Close()
 	if in.Opened() == 0 && !in.Interrupted() {
@@ -96,6 +101,11 @@ func runReportPoints(ctx context.Context, a *analysisFlags, pf *pointFlags, out 
 	rep := ps.Report(in.Interrupted(), a.options())
 	if err := out.write(stdout, rep); err != nil {
 		writeFailed(stderr, "report", err)
+		in.WriteErrors(stderr)
+		return exitFailed
+	}
+	if err := files.write(&rep, ps.Engines[0].Table()); err != nil {
+		fmt.Fprintf(stderr, "rocetrace: %v\n", err)
 		in.WriteErrors(stderr)
 		return exitFailed
 	}

@@ -31,14 +31,16 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 		return code
 	}
 	if pf.active() {
-		return runReportPoints(ctx, &a, &pf, &out, stdout, stderr)
+		return runReportPoints(ctx, &a, &pf, &out, &files, stdout, stderr)
 	}
 	in := engine.OpenContext(ctx, fs.Args())
 	defer in.Close()
 	if in.Opened() == 0 && !in.Interrupted() {
 		return inputStatus(in, stderr) // nothing could be opened: no empty report
 	}
-	e := engine.New(a.engine(in.Names()))
+	cfg := a.engine(in.Names())
+	files.collect(&cfg.Flows)
+	e := engine.New(cfg)
 	var obs engine.Observer
 	same := engine.NewSameTraffic(fs.Args()) // nil with one file: nothing to compare
 	if same != nil {
@@ -55,7 +57,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	shared := same != nil && same.Add(&rep, e.Table())
 	err := out.write(stdout, rep)
 	if err == nil {
-		if ferr := files.write(&rep); ferr != nil {
+		if ferr := files.write(&rep, e.Table()); ferr != nil {
 			fmt.Fprintf(stderr, "rocetrace: %v\n", ferr)
 			in.WriteErrors(stderr)
 			return exitFailed

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/csvreport"
+	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/htmlreport"
 	"github.com/spf13/pflag"
 )
@@ -19,6 +20,23 @@ import (
 type fileFlags struct {
 	html string
 	csv  string
+	// rates collects the rate windows for the HTML page (set by
+	// collect when --html is given).
+	rates *htmlRates
+}
+
+// collect sets, when --html is given, a RateSink on cfg that keeps the
+// bounded series of the page's throughput and CE/CNP plots.
+func (o *fileFlags) collect(cfg *flows.Config) {
+	if o.html == "" {
+		return
+	}
+	bin := cfg.Bin
+	if bin <= 0 {
+		bin = flows.DefaultBinNs
+	}
+	o.rates = newHTMLRates(bin)
+	cfg.RateSink = o.rates.add
 }
 
 func (o *fileFlags) register(fs *pflag.FlagSet) {
@@ -26,10 +44,15 @@ func (o *fileFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.csv, "csv", "", "also write flows.csv, events.csv, findings.csv and pfc.csv into `DIR` (created if missing)")
 }
 
-// write writes the files the flags ask for.
-func (o *fileFlags) write(rep *analysis.Report) error {
+// write writes the files the flags ask for; t is the table rep was built
+// from (the page's latency distributions).
+func (o *fileFlags) write(rep *analysis.Report, t *flows.Table) error {
 	if o.html != "" {
-		if err := writeAtomic(o.html, func(w io.Writer) error { return htmlreport.Write(w, rep) }); err != nil {
+		x := &htmlreport.Extra{Latency: latencySets(t, rep)}
+		if o.rates != nil {
+			x.Rates = o.rates.result()
+		}
+		if err := writeAtomic(o.html, func(w io.Writer) error { return htmlreport.WriteExtra(w, rep, x) }); err != nil {
 			return err
 		}
 	}

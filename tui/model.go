@@ -94,6 +94,9 @@ type Snapshot struct {
 	// FrameEvents are the frames that show events (Index positions,
 	// ascending) with their kinds: the `events` packet field (EventsAt).
 	FrameEvents []FrameEvent
+	// FlowMarks are per flow (as FlowRates) the CNPs that target it and its
+	// latency over time (flowmarks.go); nil for flows without any.
+	FlowMarks []*FlowMarks
 }
 
 // FlowFramesOf returns the frames of flow i (nil when unknown).
@@ -286,13 +289,15 @@ func (m *Model) load(ctx context.Context) {
 	}
 	l := &loader{
 		m:       m,
-		eng:     engine.New(engine.Config{Decode: m.cfg.Decode, Flows: m.cfg.Flows, Keep: m.cfg.Keep}),
 		index:   newPacketIndex(n),
 		layouts: make([][]engine.LayoutPoint, n),
 		read:    make([]int64, n),
 		started: time.Now(),
 		prev:    m.cur.Load(),
 	}
+	fcfg := m.cfg.Flows
+	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
+	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep})
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
 	if m.cfg.Live != nil {
 		l.runLive(ctx)
@@ -388,6 +393,9 @@ func (l *loader) event(e *flows.Event) {
 	case flows.EventPSNGap, flows.EventRetransmission, flows.EventNAK, flows.EventRNRNAK:
 		l.tl.add(SeriesProblems, e.TsNs, 1)
 	case flows.EventCNP:
+		if e.Target != nil {
+			l.tl.addCNP(e.Target.Index(), l.tl.bucket(e.TsNs))
+		}
 	}
 }
 
@@ -444,6 +452,7 @@ func (l *loader) publish(final, canceled bool) {
 		// events: count the event series again from the final list.
 		clear(l.tl.tl.V[SeriesPaused][:])
 		clear(l.tl.tl.V[SeriesProblems][:])
+		l.tl.clearCNPs()
 		evs := l.eng.Table().Events()
 		for i := range evs {
 			l.event(&evs[i])
@@ -460,6 +469,7 @@ func (l *loader) publish(final, canceled bool) {
 	}
 	s.Timeline = l.tl.tl
 	s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
+	s.FlowMarks = l.tl.publishMarks(l.prev.FlowMarks)
 	l.prev = s
 	m.cur.Store(s)
 	m.notifyUI()

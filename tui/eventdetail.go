@@ -29,13 +29,13 @@ func newEventDetail(e *analysis.EventReport) string {
 	case "psn_conflict":
 		// read_span: the PSNs the READ took (its responses, or the PMTU);
 		// sender_span: what the requester numbered after it.
-		s := optString(e.OpcodeName) + " PSN " + psn + " inside the READ at PSN "
+		s := optString(e.OpcodeName) + " PSN " + psn + " inside READ "
 		if e.ReadPSN != nil {
 			s += itoa(int(*e.ReadPSN))
 		} else {
 			s += "?"
 		}
-		return s + ": read span " + fmtCount(i64(e.ReadSpan)) + ", sender span " + fmtCount(i64(e.SenderSpan)) + " (PMTU mismatch?)"
+		return s + ": span " + fmtCount(i64(e.ReadSpan)) + ", sender's " + fmtCount(i64(e.SenderSpan)) + " (PMTU mismatch?)"
 	case "hop_loss":
 		return optString(e.OpcodeName) + " PSN " + psn + " lost between " + optString(e.From) + " and " + optString(e.To)
 	}

@@ -190,7 +190,7 @@ func TestNewEventDetails(t *testing.T) {
 // wider grid keeps the larger of two merged buckets; CNP counts add.
 func TestFlowMarksWiden(t *testing.T) {
 	var tl timelines
-	tl.bucket(0) // origin 0, 1 µs timeline buckets: flow buckets of 4 µs
+	tl.bucket(0)         // origin 0, 1 µs timeline buckets: flow buckets of 4 µs
 	f := new(flows.Flow) // flow index 0
 	for _, s := range []struct{ ts, lat int64 }{{1_000, 700}, {3_000, 500}, {5_000, 900}} {
 		tl.addLatency(flows.LatencySample{Flow: f, Kind: flows.LatencyAck, RequestTsNs: s.ts - s.lat, ResponseTsNs: s.ts})

@@ -58,10 +58,12 @@ step "overview"
 expect "1 Overview" "Connections with the most problems" "10.0.0.1>10.0.0.2:qp0x000022" "23 frames loaded"
 expect "2 in 1 connection" "Problems   1 connection"
 expect "Findings (2 in 2 codes)" "psn_gap" "Throughput"
+expect "ACK lat    1: p50 3 µs, p99 3 µs, max 3 µs"
 
 step "Enter: the worst flow"
 send Enter
 expect "Flow #1" "expected PSN 1003, got 1004" "Packets (20"
+expect "Goodput   1.8 Gb/s, peak 173.4 Mb/s" "ACK latency" "idle 21 µs"
 
 step "Enter: the frame of its first event"
 send Enter

@@ -84,6 +84,7 @@ var flowColumns = []flowColumn{
 	intCol("CE", func(f *analysis.FlowReport) int64 { return f.ECNCE }),
 	intCol("CNP", func(f *analysis.FlowReport) int64 { return f.CNPs }),
 	intCol("CNP rx", func(f *analysis.FlowReport) int64 { return f.CNPsReceived }),
+	goodputColumn, peakColumn, // flowperf.go
 	{title: "Peer", text: func(f *analysis.FlowReport, _ int64) string { return optString(f.Peer) },
 		cmp: func(a, b *analysis.FlowReport) int { return strings.Compare(optString(a.Peer), optString(b.Peer)) }},
 }
@@ -177,7 +178,7 @@ func flowOrder(r *analysis.Report, filter string, problemsOnly bool, col int, de
 }
 
 // eventKinds lists the event kinds in the order the kind filter cycles.
-var eventKinds = []string{"psn_gap", "retransmission", "nak", "rnr_nak", "cnp", "pause"}
+var eventKinds = []string{"psn_gap", "retransmission", "nak", "rnr_nak", "cnp", "pause", "psn_conflict", "hop_loss"}
 
 // eventFilter is a parsed events filter: "kind:K" (prefix of a kind),
 // "flow:F" (part of the event's flow or target flow id); other words must
@@ -290,16 +291,16 @@ func eventDetail(e *analysis.EventReport, start int64) string {
 		return strconv.FormatUint(uint64(*p), 10)
 	}
 	switch e.Kind {
-	case "hop_loss": // capture points (pointsview.go)
-		return "PSN " + u32(e.PSN) + " " + optString(e.OpcodeName) + " seen at " + optString(e.From) + ", not at " + optString(e.To)
 	case "psn_gap":
 		return "expected PSN " + u32(e.ExpectedPSN) + ", got " + u32(e.PSN) + ": " + plural(i64(e.Missing), "PSN") + " missing"
 	case "retransmission":
 		s := "replay from PSN " + u32(e.PSN) + ", " + plural(i64(e.Packets), "packet")
 		if e.AfterNAKNs != nil {
-			return s + ", " + fmtDur(*e.AfterNAKNs) + " after the NAK"
+			s += ", " + fmtDur(*e.AfterNAKNs) + " after the NAK"
+		} else {
+			s += ", no NAK seen (timeout)"
 		}
-		return s + ", no NAK seen (timeout)"
+		return s + replayTimes(e)
 	case "nak":
 		return "PSN " + u32(e.PSN) + " " + optString(e.Name) + " → " + optString(e.TargetFlow)
 	case "rnr_nak":
@@ -313,7 +314,12 @@ func eventDetail(e *analysis.EventReport, start int64) string {
 		if e.ECNToCNPNs != nil {
 			s += ", " + fmtDur(*e.ECNToCNPNs) + " after the first CE mark"
 		}
+		if rates := cnpRates(e); rates != "" {
+			s += ", " + rates
+		}
 		return s
+	case "psn_conflict", "hop_loss": // hop_loss: capture points (pointsview.go)
+		return newEventDetail(e)
 	case "pause":
 		prio := "all (802.3x)"
 		if e.Priority != nil {

@@ -30,6 +30,10 @@ type detailView struct {
 		report *analysis.Report
 		flow   int
 	}
+
+	// The latency over time under the rate chart (detailperf.go).
+	lat    *chart
+	charts *tview.Flex
 }
 
 var detailEventColumns = []column{{title: "Time", right: true}, {title: "Kind"}, {title: "Flow", max: 48}, {title: "Details", expand: 1}}
@@ -38,6 +42,10 @@ func newDetailView(u *UI) *detailView {
 	v := &detailView{u: u, flow: -1, evFlow: -1}
 	v.info = newText("Flow", true)
 	v.chart = newChart("Rate")
+	v.lat = newChart("Latency")
+	v.charts = tview.NewFlex().SetDirection(tview.FlexRow).
+		AddItem(v.chart, 0, 1, false).
+		AddItem(v.lat, 5, 0, false)
 	v.events = newTable("Events", func(row int) {
 		if row < len(v.evRows) {
 			u.openEvent(int(v.evRows[row]))
@@ -48,25 +56,33 @@ func newDetailView(u *UI) *detailView {
 			u.openPacket(v.pktRows.pos(row))
 		}
 	})
+	v.events.SetSelectionChangedFunc(func(row, _ int) { v.selectEvent(row - 1) })
 	useContent(v.events, &tableContent{cols: detailEventColumns, sortCol: -1})
 	useContent(v.packets, &tableContent{cols: packetColumns, sortCol: -1})
 	v.info.SetWrap(true).SetWordWrap(true) // long values go on the next line, never cut
 	top := tview.NewFlex().
 		AddItem(v.info, 0, 1, false).
-		AddItem(v.chart, 0, 1, false)
+		AddItem(v.charts, 0, 1, false)
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(top, 9, 0, false).
 		AddItem(v.events, 0, 1, true).
 		AddItem(v.packets, 0, 2, false)
 	// Below 120 columns the counters get more of the width and room for
-	// their wrapped lines.
+	// their wrapped lines. The latency chart (5 lines: two bands, the
+	// axis) goes under the rate chart from 30 lines; below, the latency is
+	// in the counters only.
 	v.root.SetDrawFunc(func(_ tcell.Screen, x, y, w, h int) (int, int, int, int) {
+		latH := 0
+		if h >= 30 {
+			latH = 5
+		}
+		v.charts.ResizeItem(v.lat, latH, 0)
 		if w < 120 {
-			top.ResizeItem(v.info, 0, 3).ResizeItem(v.chart, 0, 2)
-			v.root.ResizeItem(top, 11, 0)
+			top.ResizeItem(v.info, 0, 2).ResizeItem(v.charts, 0, 1)
+			v.root.ResizeItem(top, 12+latH*3/5, 0)
 		} else {
-			top.ResizeItem(v.info, 0, 1).ResizeItem(v.chart, 0, 1)
-			v.root.ResizeItem(top, 9, 0)
+			top.ResizeItem(v.info, 0, 1).ResizeItem(v.charts, 0, 1)
+			v.root.ResizeItem(top, max(11, 8+latH), 0)
 		}
 		if h < 30 { // the events keep rows: as many lines as the packets
 			v.root.ResizeItem(v.packets, 0, 1)
@@ -144,8 +160,9 @@ func (v *detailView) Refresh(s *Snapshot) {
 	}
 	f := &r.Flows[v.flow]
 	titled(v.info.Box, "Flow #"+itoa(v.flow+1))
-	v.info.SetText(flowInfo(r, f))
+	v.info.SetText(flowInfo(r, f) + flowPerf(r, f))
 	v.refreshChart(s, f)
+	v.refreshLatency(s)
 
 	if v.requested.report != r || v.requested.flow != v.flow {
 		v.requested.report, v.requested.flow = r, v.flow
@@ -159,6 +176,7 @@ func (v *detailView) Refresh(s *Snapshot) {
 				}
 				v.evReport, v.evFlow, v.evRows = r, flow, rows
 				setContent(v.events, eventContent(r, rows, true), keep)
+				v.selectEvent(selectedRow(v.events))
 				titled(v.events.Box, "Events ("+fmtCount(int64(len(rows)))+", Enter: open the frame)")
 			}
 		})
@@ -197,6 +215,9 @@ func (v *detailView) refreshChart(s *Snapshot, f *analysis.FlowReport) {
 				c.series = append(c.series, chartSeries{label: "Peer", color: tcell.ColorBlue, data: rate(pr)})
 			}
 		}
+	}
+	if fm := s.FlowMarksOf(v.flow); fm != nil && fm.CNPs != nil {
+		c.series = append(c.series, cnpBand(&tl, fm.CNPs))
 	}
 }
 

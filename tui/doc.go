@@ -10,9 +10,10 @@
 // p for problem flows only), problem rows in red, congestion in yellow;
 // Enter opens the flow. Flow: counters, peer (p opens it), its rate and its
 // peer's over time, its events (Enter opens the frame that shows one) and
-// its packets. 3 Events: every event, filterable by kind (t cycles) and
-// flow (/ kind:K flow:ID), sortable by time, kind, flow or duration (s /
-// S, r); Enter opens the frame, f the flow. 4 Packets:
+// its packets. 3 Events: every event, filterable by kind (t cycles: all,
+// psn_gap, retransmission, nak, rnr_nak, cnp, pause, psn_conflict,
+// hop_loss) and flow (/ kind:K flow:ID), sortable by time, kind, flow or
+// duration (s / S, r); Enter opens the frame, f the flow. 4 Packets:
 // every frame in a virtualized table, its header tree and hex dump (Tab
 // between the three), the frames that show events marked (their kinds
 // before the info); / takes the display-filter language of packets -Y
@@ -60,6 +61,25 @@
 // "lost FROM>TO FLOW" in place of a display filter (pointslost.go): Esc or
 // another filter leaves it, entering the name unchanged keeps it.
 //
+// # Latency, throughput and the DCQCN reaction
+//
+// What analysis computed for issues 13 and 17, shown (detailperf.go,
+// eventdetail.go, flowperf.go): the overview's summary has a line per
+// latency kind with samples (ack, READ, READ first, atomic: count, p50,
+// p99, max; the help's "latency" line says that they are measured at the
+// capture point; from 36 lines the pane grows to show them). The flow
+// detail adds the flow's ack and READ latency percentiles, goodput and
+// peak (bit rates; "-" for a null goodput) and, when CNPs target the flow,
+// its cc_reaction_cnps and median after/before ratio, in red "no reaction"
+// when the report has a cc_no_reaction finding for it. Its rate chart
+// gains a "CNPs rx" band (the CNPs that target the flow), and selecting a
+// CNP event puts its rate_before -> rate_after (and their ratio) in the
+// rate chart's title; from 30 lines a Latency chart under it shows the
+// largest ack and READ sample per column. Events: a retransmission shows
+// idle_ns and since_original_ns, a cnp its rates, psn_conflict its opcode,
+// PSN, READ PSN and both spans, hop_loss its points. Flows: Goodput and
+// Peak columns, before Peer.
+//
 // The overview's findings are grouped by code, with their count and flow
 // (findings.go): Enter on a group lists its findings under it, Enter on a
 // finding opens its flow, or the PFC entry its message names. Esc clears a
@@ -87,6 +107,15 @@
 // take at most a ninth of the time. When loading ends, the final report is
 // built from the table itself and is exactly what `rocetrace report`
 // prints.
+//
+// The charts' per-flow series besides the rate (FlowMarks, flowmarks.go)
+// are collected by the loader from what flows reports, never computed:
+// the CNP events' target flows, and each latency sample flows hands to
+// Config.LatencySink (the loader's sink; a caller's sink is still
+// called), binned by response time on the rate grid keeping the largest
+// sample per bucket (exact when buckets merge). The sink runs inside the
+// engine's Observe on the loader goroutine (live: under the same lock), so
+// it needs no lock; Clone's copy never calls it (Finish takes no sample).
 //
 // A live capture (Config.Live, live.go) goes through the same loop: each
 // record from the capture source is first written to a recording (a
@@ -121,7 +150,9 @@
 // several input files 8 bytes per file every 256 frames. That is about 12
 // bytes a frame, 120 MB for ten million frames; flows, events and the
 // report cost what they cost `rocetrace report`, and each flow 512 bytes of
-// rate timeline (for the first 65,536 flows). With capture points every
-// point's frames cost the same 12 bytes (8 in the index, 4 in their point's
-// flow frame list), and the matcher what it costs `report --point`.
+// rate timeline (for the first 65,536 flows), plus 512 bytes per series it
+// has of CNPs received, ack and READ latency (made at its first value).
+// With capture points every point's frames cost the same 12 bytes (8 in the
+// index, 4 in their point's flow frame list), and the matcher what it costs
+// `report --point`.
 package tui

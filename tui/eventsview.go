@@ -61,7 +61,7 @@ func (v *eventsView) SetFilter(text string, _ bool) {
 func (v *eventsView) Bindings() []binding {
 	return []binding{
 		paneKey(special(tcell.KeyEnter), "open the frame that shows the event", nil),
-		onRune('t', "cycle the kind shown: all, psn_gap, retransmission, nak, rnr_nak, cnp, pause", v.nextKind),
+		onRune('t', "cycle the kind shown: all, then each event kind in turn (as / kind:K)", v.nextKind),
 		onRune('f', "open the event's flow", v.openFlow),
 		{keys: keys('s', 'S'), label: "s / S", help: "sort by the next / previous of Time, Kind, Flow, Duration", run: v.cycleSort},
 		onRune('r', "reverse the sort order", func() {

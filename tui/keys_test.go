@@ -305,7 +305,7 @@ func TestEventsKindFilter(t *testing.T) {
 	for _, want := range []struct {
 		kind string
 		n    int
-	}{{"psn_gap", 1}, {"retransmission", 1}, {"nak", 1}, {"rnr_nak", 0}, {"cnp", 0}, {"pause", 0}, {"", 3}} {
+	}{{"psn_gap", 1}, {"retransmission", 1}, {"nak", 1}, {"rnr_nak", 0}, {"cnp", 0}, {"pause", 0}, {"psn_conflict", 0}, {"hop_loss", 0}, {"", 3}} {
 		hs.key(tcell.KeyRune, 't')
 		if v.kind != want.kind || len(v.rows) != want.n {
 			t.Fatalf("t: kind %q rows %d, want %q %d", v.kind, len(v.rows), want.kind, want.n)

@@ -104,6 +104,9 @@ type Snapshot struct {
 	PointNames  []string
 	PointFrames [][][]uint32 // [point][flow index at that point] Index positions; [0] is nil (FlowFrames)
 	pointFlows  []map[string]int
+	// FlowMarks are per flow (as FlowRates) the CNPs that target it and its
+	// latency over time (flowmarks.go); nil for flows without any.
+	FlowMarks []*FlowMarks
 }
 
 // FlowFramesOf returns the frames of flow i (nil when unknown).
@@ -306,13 +309,15 @@ func (m *Model) load(ctx context.Context) {
 	}
 	l := &loader{
 		m:       m,
-		eng:     engine.New(engine.Config{Decode: m.cfg.Decode, Flows: m.cfg.Flows, Keep: m.cfg.Keep}),
 		index:   newPacketIndex(n),
 		layouts: make([][]engine.LayoutPoint, n),
 		read:    make([]int64, n),
 		started: time.Now(),
 		prev:    m.cur.Load(),
 	}
+	fcfg := m.cfg.Flows
+	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
+	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep})
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
 	if m.cfg.Points != nil {
 		l.startPoints()
@@ -420,6 +425,9 @@ func (l *loader) event(e *flows.Event) {
 	case flows.EventPSNGap, flows.EventRetransmission, flows.EventNAK, flows.EventRNRNAK:
 		l.tl.add(SeriesProblems, e.TsNs, 1)
 	case flows.EventCNP:
+		if e.Target != nil {
+			l.tl.addCNP(e.Target.Index(), l.tl.bucket(e.TsNs))
+		}
 	}
 }
 
@@ -476,6 +484,7 @@ func (l *loader) publish(final, canceled bool) {
 		// events: count the event series again from the final list.
 		clear(l.tl.tl.V[SeriesPaused][:])
 		clear(l.tl.tl.V[SeriesProblems][:])
+		l.tl.clearCNPs()
 		evs := l.eng.Table().Events()
 		for i := range evs {
 			l.event(&evs[i])
@@ -493,6 +502,7 @@ func (l *loader) publish(final, canceled bool) {
 	l.publishPoints(s, final && !canceled)
 	s.Timeline = l.tl.tl
 	s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
+	s.FlowMarks = l.tl.publishMarks(l.prev.FlowMarks)
 	l.prev = s
 	m.cur.Store(s)
 	m.notifyUI()

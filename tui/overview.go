@@ -29,6 +29,8 @@ type overviewView struct {
 	groups      []findingGroup  // the report's findings by code
 	findingRows []findingRow    // the findings table's rows
 	openGroups  map[string]bool // codes whose findings are listed
+
+	summaryLines int // lines of the summary text (layout: room for the latency lines)
 }
 
 // reportCounts are the summary's tallies of a report, made in a job.
@@ -80,8 +82,9 @@ func newOverviewView(u *UI) *overviewView {
 }
 
 // layout sizes the panes for a w x h view. From 30 lines (100x30 and up)
-// every pane has room: the capture and findings 12 lines, the timeline and
-// the connections half of the rest each. Below, the panes keep what their
+// every pane has room: the capture and findings 12 lines (from 36 lines,
+// up to 16 when the summary has more lines: latency kinds), the timeline and the
+// connections half of the rest each. Below, the panes keep what their
 // content needs: the timeline one line a band (8 lines), the summary its
 // 8 lines; below 22 lines the timeline goes first, below 70 columns the
 // findings (the summary counts them); values wrap, never cut.
@@ -100,6 +103,9 @@ func (v *overviewView) layout(w, h int) {
 		v.top.ResizeItem(v.findings, 0, 1)
 	}
 	switch {
+	case h >= 36: // more lines when the summary needs them (latency kinds)
+		v.root.ResizeItem(v.top, min(max(12, v.summaryLines+2), 16), 0)
+		v.root.ResizeItem(v.chart, 0, 1)
 	case h >= 28:
 		v.root.ResizeItem(v.top, 12, 0)
 		v.root.ResizeItem(v.chart, 0, 1)
@@ -131,7 +137,10 @@ func (v *overviewView) SetFilter(string, bool) {}
 
 // Bindings are the overview's keys: Enter is its tables' (newTable's open).
 func (v *overviewView) Bindings() []binding {
-	return []binding{paneKey(special(tcell.KeyEnter), "open the selected flow (or the finding's flow)", nil)}
+	return []binding{
+		paneKey(special(tcell.KeyEnter), "open the selected flow (or the finding's flow)", nil),
+		note("latency", latencyCaveat),
+	}
 }
 
 // Position implements view.
@@ -214,7 +223,9 @@ func (v *overviewView) showSummary(s *Snapshot) {
 	if s.Report != nil && (s.Report != v.report || v.counts.kinds == nil) {
 		return // the job counting the new report will show it
 	}
-	v.summary.SetText(summaryText(s, v.counts))
+	text := summaryText(s, v.counts)
+	v.summaryLines = strings.Count(text, "\n")
+	v.summary.SetText(text)
 }
 
 func (v *overviewView) showTables(r *analysis.Report, worst connRows) {
@@ -353,6 +364,7 @@ func summaryText(s *Snapshot, counts reportCounts) string {
 	if l := r.CNPLatency; l.Count > 0 {
 		line("CNP delay", "p50 %s, p99 %s, max %s", fmtDur(l.P50Ns), fmtDur(l.P99Ns), fmtDur(l.MaxNs))
 	}
+	latencyLines(&r.Latency, line)
 	var q []string
 	for _, x := range []struct {
 		n    int64

@@ -188,7 +188,7 @@ func TestPointsResolveHopLoss(t *testing.T) {
 		if ev.Kind != "hop_loss" {
 			continue
 		}
-		if got, want := eventDetail(ev, 0), "PSN 103 RC_RDMA_WRITE_ONLY seen at up, not at down"; got != want {
+		if got, want := eventDetail(ev, 0), "RC_RDMA_WRITE_ONLY PSN 103 lost between up and down"; got != want {
 			t.Errorf("event detail %q, want %q", got, want)
 		}
 		hs.u.openEvent(i)

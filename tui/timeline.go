@@ -48,6 +48,7 @@ type timelines struct {
 	tl    Timeline
 	flows []*FlowRate
 	dirty []bool
+	marks flowMarks // per-flow CNP and latency series (flowmarks.go)
 }
 
 // maxFlowRates bounds the per-flow rate memory (512 bytes a flow).
@@ -111,6 +112,7 @@ func (t *timelines) widen() {
 		clear(f[flowBuckets/2:])
 		t.dirty[i] = true
 	}
+	t.widenMarks()
 }
 
 // add adds v to series s at ts.

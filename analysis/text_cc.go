@@ -2,8 +2,11 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/rocetrace/rocetrace/internal/units"
 )
 
 // ccTextMax is the number of flows the text report's DCQCN section lists.
@@ -40,7 +43,8 @@ func (tx *textWriter) ccReaction(r *Report) {
 	for _, f := range list[:min(len(list), ccTextMax)] {
 		idW = max(idW, len(f.ID))
 	}
-	fmt.Fprintf(tw, "  %-*s\tCNPs WITH RATES\tMEDIAN RATE AFTER/BEFORE\t  %s\n", idW, "FLOW", "REACTION")
+	rates := ccMedianRates(r.Events, list[:min(len(list), ccTextMax)])
+	fmt.Fprintf(tw, "  %-*s\tCNPs WITH RATES\tRATE BEFORE (p50)\tRATE AFTER (p50)\tMEDIAN RATE AFTER/BEFORE\t  %s\n", idW, "FLOW", "REACTION")
 	for _, f := range list[:min(len(list), ccTextMax)] {
 		verdict := "slowed down"
 		if noReaction[f.ID] {
@@ -48,11 +52,48 @@ func (tx *textWriter) ccReaction(r *Report) {
 		} else if f.CCReactionCNPs < ccMinCNPs {
 			verdict = "too few CNPs"
 		}
-		fmt.Fprintf(tw, "  %-*s\t%s\t%s\t  %s\n", idW, f.ID, num(f.CCReactionCNPs),
-			strconv.FormatFloat(*f.CCRateRatioP50, 'f', 3, 64), verdict)
+		rb := rates[f.ID]
+		fmt.Fprintf(tw, "  %-*s\t%s\t%s\t%s\t%s\t  %s\n", idW, f.ID, num(f.CCReactionCNPs),
+			units.BitRate(rb[0]), units.BitRate(rb[1]), strconv.FormatFloat(*f.CCRateRatioP50, 'f', 3, 64), verdict)
 	}
 	_ = tw.Flush()
 	if len(list) > ccTextMax {
 		tx.ew.printf("  ... %d more flows (use --json for all)\n", len(list)-ccTextMax)
 	}
+}
+
+// ccMedianRates returns, for each of the listed flows, the nearest-rank
+// medians (the ceil(n/2)-th smallest) of rate_before_bps and of
+// rate_after_bps over the cnp events that target it with both rates (and
+// rate_before_bps > 0, the CNPs cc_reaction_cnps counts): the contract's
+// "Rates appear in the text report", next to the median ratio.
+func ccMedianRates(evs []EventReport, list []*FlowReport) map[string][2]int64 {
+	byFlow := make(map[string][2][]int64, len(list))
+	for _, f := range list {
+		byFlow[f.ID] = [2][]int64{}
+	}
+	for i := range evs {
+		e := &evs[i]
+		if e.Kind != "cnp" || e.TargetFlow == nil || e.RateBeforeBps == nil || e.RateAfterBps == nil || *e.RateBeforeBps <= 0 {
+			continue
+		}
+		v, ok := byFlow[*e.TargetFlow]
+		if !ok {
+			continue
+		}
+		v[0], v[1] = append(v[0], *e.RateBeforeBps), append(v[1], *e.RateAfterBps)
+		byFlow[*e.TargetFlow] = v
+	}
+	out := make(map[string][2]int64, len(byFlow))
+	for id, v := range byFlow {
+		var m [2]int64
+		for k := range v {
+			if n := len(v[k]); n > 0 {
+				slices.Sort(v[k])
+				m[k] = v[k][nearestRank(50, n)-1]
+			}
+		}
+		out[id] = m
+	}
+	return out
 }

@@ -101,7 +101,10 @@ func compileTest(n *node) pred {
 				}
 				for k := range vals {
 					c := bytes.Compare(x[:], vals[k].mac[:])
-					if n.op == nIn && c == 0 || n.op == nCmp && ordered(r, c) {
+					if vals[k].isRange && c >= 0 && bytes.Compare(x[:], vals[k].hiMAC[:]) <= 0 {
+						return true
+					}
+					if n.op == nIn && c == 0 && !vals[k].isRange || n.op == nCmp && ordered(r, c) {
 						return true
 					}
 				}
@@ -205,6 +208,12 @@ func compileIP(n *node) pred {
 			x = x.Unmap()
 			for k := range vals {
 				v := &vals[k]
+				if v.isRange {
+					if inAddrRange(x, v) {
+						return true
+					}
+					continue
+				}
 				if v.isPfx {
 					if v.pfx.Contains(x) {
 						return true

@@ -23,8 +23,8 @@
 //     present and no value equals v.
 //   - && binds tighter than ||; ! (not) tighter than both.
 //   - Integers are unsigned, decimal or 0x hex; a set's lo..hi range is
-//     inclusive (integers only). Booleans compare with true/false and 1/0,
-//     with == and != only. Strings need "quotes" (escapes \" \\ \n \t \r
+//     inclusive (integers; IP addresses of one family; MACs: setrange.go).
+//     Booleans compare with true/false and 1/0, with == and != only. Strings need "quotes" (escapes \" \\ \n \t \r
 //     \xNN); ordering is bytewise. IP fields take an address or a CIDR
 //     prefix (== and != only for a prefix); ip.* and ipv6.* take their
 //     family only (another is a type error), src_ip/dst_ip either. MACs are

@@ -45,6 +45,12 @@ type value struct {
 	pfx    netip.Prefix
 	isPfx  bool // TypeIP: a CIDR prefix, else pfx.Addr() is the address
 	mac    [6]byte
+
+	// Appended: a set's lo..hi range of addresses (TypeIP: pfx.Addr() ..
+	// hiAddr, one family) or of MACs (TypeMAC: mac .. hiMAC), inclusive.
+	isRange bool
+	hiAddr  netip.Addr
+	hiMAC   [6]byte
 }
 
 // node is a node of the syntax tree.
@@ -235,7 +241,7 @@ func (p *parser) parseSet(n *node, in token) (*node, *Error) {
 			return nil, errAt(open.col, `missing "}" for this "{"`)
 		}
 		// lo .. hi written with spaces
-		if nt := p.peek(); nt.kind == tWord && nt.text == ".." && n.f.typ == TypeInt {
+		if nt := p.peek(); nt.kind == tWord && nt.text == ".." && rangeType(n.f.typ) {
 			p.next()
 			hi := p.next()
 			v, err := p.parseValue(n, token{tWord, t.text + ".." + hi.text, t.col}, true)
@@ -307,6 +313,12 @@ func (p *parser) parseValue(n *node, t token, inSet bool) (value, *Error) {
 			return value{}, nil
 		}
 		return value{}, errAt(t.col, "%s is a boolean: want true, false, 1 or 0, not %q", n.name, t.text)
+	case TypeIP, TypeMAC:
+		if lo, hi, ok := strings.Cut(t.text, ".."); ok && inSet {
+			return p.parseRange(n, t, lo, hi)
+		}
+	}
+	switch f.typ {
 	case TypeIP:
 		return p.parseIP(n, t)
 	case TypeMAC:

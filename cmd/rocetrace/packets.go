@@ -24,6 +24,7 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	verbose := fs.BoolP("verbose", "V", false, "print the full header tree of each frame")
 	disp.register(fs.FlagSet, "print only the frames that match EXPR (display-filter syntax; the analysis still sees every frame)")
 	c.register(fs.FlagSet)
+	c.registerMaxFlows(fs.FlagSet) // contract "bounded memory": packets keeps a flow table too
 	if code := fs.parse(args, &c, stdout, stderr); code >= 0 {
 		return code
 	}

@@ -97,7 +97,7 @@ func (c *common) register(fs *pflag.FlagSet) {
 }
 
 // registerMaxFlows adds --max-flows, the flow table's bound, for the
-// commands that analyse (report, export, tui, capture).
+// commands that analyse (report, packets, export, tui, capture).
 func (c *common) registerMaxFlows(fs *pflag.FlagSet) {
 	fs.IntVar(&c.maxFlows, "max-flows", flows.DefaultMaxFlows, "flows tracked at most: frames of further flows are counted in capture.flows_dropped")
 	c.hasMaxFlows = true

@@ -44,7 +44,7 @@ func (fs *flagSet) Arg(i int) string {
 // runHelp implements `rocetrace help [COMMAND]`: COMMAND's usage, as
 // `rocetrace COMMAND -h` prints it, or the general one.
 func runHelp(ctx context.Context, rest []string, stdout, stderr io.Writer) int {
-	if len(rest) == 0 || rest[0] == "help" {
+	if len(rest) == 0 || rest[0] == "help" || strings.HasPrefix(rest[0], "-") {
 		fmt.Fprint(stdout, usageText)
 		return exitOK
 	}

@@ -154,7 +154,9 @@ func TestExitStatus(t *testing.T) {
 		{"bad pmtu", []string{"report", "--pmtu", "1500", good}, 2, []string{"pmtu"}, "", 0},
 		{"help", []string{"packets", "-h"}, 0, nil, "Usage: rocetrace packets", -1},
 		{"top help", []string{"--help"}, 0, nil, "Usage:", -1},
-		{"unknown command", []string{"frobnicate"}, 1, []string{"frobnicate"}, "", 0},
+		// A word that is no command and no file is a mistyped command (exit 2),
+		// no longer a missing FILE of report (exit 1).
+		{"unknown command", []string{"frobnicate"}, 2, []string{`unknown command "frobnicate"`}, "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

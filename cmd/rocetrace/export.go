@@ -32,6 +32,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		disp displayFlag
 	)
 	fs := newFlagSet("export", "export -o DIR [flags] FILE... | --point NAME=FILE[,FILE...]...", stderr)
+	fs.registerReadFile()
 	dir := fs.StringP("output", "o", "", "output directory (required)")
 	compression := fs.String("compression", "zstd", "column compression: "+strings.Join(export.Compressions, ", "))
 	force := fs.Bool("force", false, "overwrite existing output files")

@@ -18,9 +18,12 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	var (
 		c    common
 		disp displayFlag
+		out  packetsOut // -T, -e, -E, -c, --json (fieldsout.go)
 	)
-	fs := newFlagSet("packets", "packets [--json] [-V] [-Y EXPR] [flags] FILE...", stderr)
-	jsonOut := fs.Bool("json", false, "one JSON object per frame (JSON lines)")
+	fs := newFlagSet("packets", "packets [--json | -T fields -e FIELD...] [-V] [-Y EXPR] [-c N] [flags] FILE...", stderr)
+	fs.registerReadFile()
+	out.register(fs.FlagSet)
+	jsonOut := &out.json
 	verbose := fs.BoolP("verbose", "V", false, "print the full header tree of each frame")
 	disp.register(fs.FlagSet, "print only the frames that match EXPR (display-filter syntax; the analysis still sees every frame)")
 	c.register(fs.FlagSet)
@@ -31,16 +34,23 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if code := disp.compile(stderr); code >= 0 {
 		return code
 	}
+	if err := out.resolve(*verbose); err != nil {
+		return fs.usageError("%v", err)
+	}
 	in := engine.OpenContext(ctx, fs.Args())
 	defer in.Close()
 
 	w := bufio.NewWriterSize(stdout, 1<<16)
 	names := in.Names()
 	var (
-		buf   []byte
-		first int64
-		seen  bool
+		buf     []byte
+		first   int64
+		seen    bool
+		printed int
 	)
+	if out.fo != nil && out.fo.header {
+		_, _ = w.Write(out.fo.appendHeader(nil)) // a write error shows at Flush
+	}
 	e := engine.New(c.engine(names))
 	t := e.Table()
 	err := e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
@@ -52,6 +62,8 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		}
 		buf = buf[:0]
 		switch {
+		case out.fo != nil:
+			buf = out.appendFields(buf, p, f, t, names)
 		case *jsonOut:
 			id := ""
 			if f != nil {
@@ -68,9 +80,17 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			buf = p.AppendSummary(buf, first, c.linkBps)
 		}
 		buf = append(buf, '\n')
-		_, err := w.Write(buf)
-		return err
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		if printed++; out.count > 0 && printed >= out.count {
+			return errCountReached
+		}
+		return nil
 	})
+	if err == errCountReached {
+		err = nil
+	}
 	if ferr := w.Flush(); err == nil || err == context.Canceled {
 		err = cmp.Or(ferr, err)
 	}

@@ -22,6 +22,7 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 		pf    pointFlags
 	)
 	fs := newFlagSet(name, "[report] [--json] [flags] FILE... | --point NAME=FILE[,FILE...]...", stderr)
+	fs.registerReadFile()
 	out.register(fs.FlagSet, "print the analysis as one JSON document")
 	files.register(fs.FlagSet)
 	a.register(fs.FlagSet)

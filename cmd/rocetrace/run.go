@@ -33,6 +33,8 @@ Usage:
   rocetrace tui [flags] FILE...             interactive terminal UI
   rocetrace tui -i IFACE [flags]            the terminal UI over a live capture
   rocetrace capture -i IFACE [-w FILE] ...  live capture; prints the report when it ends
+  rocetrace help [COMMAND]                  this text, or a command's flags
+  rocetrace version                         version, commit and Go version (also --version)
 
 Flags shared by all commands:
   --link-speed SPEED   25G, 50G, 100G, 200G, 400G, 800G or bits/s (default 100G)
@@ -40,7 +42,9 @@ Flags shared by all commands:
   --roce-port PORT     UDP destination port of RoCEv2 (default 4791)
   --vxlan-port PORT    UDP destination port of VXLAN (default 4789)
 
-Run 'rocetrace COMMAND -h' for a command's flags.
+A FILE may also be given as -r FILE (report, packets, export, tui), as tshark takes it.
+
+Run 'rocetrace COMMAND -h' (or 'rocetrace help COMMAND') for a command's flags.
 `
 
 // run is the whole program: it returns the exit status.
@@ -52,9 +56,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	cmd, rest := args[1], args[2:]
 	switch cmd {
-	case "-h", "--help", "help":
+	case "-h", "--help":
 		fmt.Fprint(stdout, usageText)
 		return exitOK
+	case "help":
+		return runHelp(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		return runVersion(stdout)
 	case "report":
 		return runReport(ctx, "report", rest, stdout, stderr)
 	case "packets":
@@ -65,6 +73,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return runTUI(ctx, rest, stdout, stderr)
 	case "capture":
 		return runCapture(ctx, rest, stdout, stderr)
+	}
+	if isUnknownCommand(cmd) {
+		return unknownCommand(cmd, stderr)
 	}
 	// Anything else is a flag or a file of the default command, report.
 	return runReport(ctx, "report", args[1:], stdout, stderr)
@@ -179,6 +190,8 @@ type flagSet struct {
 	*pflag.FlagSet
 	synopsis string
 	stderr   io.Writer
+
+	readFiles []string // -r/--read-file, on the commands that read files (habits.go)
 }
 
 // newFlagSet returns a flag set for a command that reports errors instead

@@ -18,6 +18,7 @@ import (
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var a analysisFlags
 	fs := newFlagSet("tui", "tui [flags] FILE...  |  tui [flags] --point NAME=FILE[,FILE...]...  |  tui -i IFACE [-w FILE] [flags]", stderr)
+	fs.registerReadFile()
 	var live liveFlags
 	live.register(fs, "with -i: ", "live capture from this interface (e.g. the port a switch mirrors to)",
 		"with -i: keep the frames in FILE, pcapng or pcap (ns) if FILE ends in .pcap (default: a temporary file removed on exit)")

@@ -100,7 +100,7 @@ type latState struct {
 	replayIdle     int64
 	replaySince    int64
 
-	vals *[NumLatencyKinds][]int64
+	vals *[NumLatencyKinds]LatencyValues // uint32 while they fit (latvals.go)
 }
 
 // latReq returns f's request memory, made on first need with the flow's
@@ -131,12 +131,10 @@ func (f *Flow) latReq() *latState {
 
 // Latencies returns the latency values (ns) of the samples of kind k whose
 // request flow is f, in the order they were taken. The slice is owned by
-// the table.
+// the caller (a copy: the table keeps them compact, see LatencyValues,
+// which reads them in place).
 func (f *Flow) Latencies(k LatencyKind) []int64 {
-	if f.cold == nil || f.cold.lat == nil || f.cold.lat.vals == nil || k >= NumLatencyKinds {
-		return nil
-	}
-	return f.cold.lat.vals[k]
+	return f.LatencyValues(k).Int64s()
 }
 
 // memKind classifies a request opcode for the request memory.
@@ -321,9 +319,9 @@ func (t *Table) markReplayed(f *Flow, psn PSN) (int64, bool) {
 func (t *Table) sample(r *Flow, k LatencyKind, e *reqMem, ts int64) {
 	l := r.cold.lat
 	if l.vals == nil {
-		l.vals = new([NumLatencyKinds][]int64)
+		l.vals = new([NumLatencyKinds]LatencyValues)
 	}
-	l.vals[k] = append(l.vals[k], ts-e.ts)
+	l.vals[k].add(ts - e.ts)
 	if t.cfg.LatencySink != nil {
 		t.cfg.LatencySink(LatencySample{Flow: r, Kind: k, PSN: e.psn(), RequestTsNs: e.ts, ResponseTsNs: ts})
 	}
@@ -404,9 +402,9 @@ func (l *latState) clone() *latState {
 	n := *l
 	n.ring = slices.Clone(l.ring)
 	if l.vals != nil {
-		var v [NumLatencyKinds][]int64
+		var v [NumLatencyKinds]LatencyValues
 		for k := range v {
-			v[k] = slices.Clip(l.vals[k])
+			v[k] = l.vals[k].clip()
 		}
 		n.vals = &v
 	}

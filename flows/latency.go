@@ -100,7 +100,8 @@ type latState struct {
 	replayIdle     int64
 	replaySince    int64
 
-	vals *[NumLatencyKinds]LatencyValues // uint32 while they fit (latvals.go)
+	vals *[NumLatencyKinds][]uint32 // uint32 while they fit, else pairs (latvals.go)
+	wide uint8                      // bit k: vals[k] holds (low, high) pairs
 }
 
 // latReq returns f's request memory, made on first need with the flow's
@@ -317,11 +318,7 @@ func (t *Table) markReplayed(f *Flow, psn PSN) (int64, bool) {
 
 // sample records a latency sample of request flow r.
 func (t *Table) sample(r *Flow, k LatencyKind, e *reqMem, ts int64) {
-	l := r.cold.lat
-	if l.vals == nil {
-		l.vals = new([NumLatencyKinds]LatencyValues)
-	}
-	l.vals[k].add(ts - e.ts)
+	r.cold.lat.addValue(k, ts-e.ts)
 	if t.cfg.LatencySink != nil {
 		t.cfg.LatencySink(LatencySample{Flow: r, Kind: k, PSN: e.psn(), RequestTsNs: e.ts, ResponseTsNs: ts})
 	}
@@ -402,9 +399,9 @@ func (l *latState) clone() *latState {
 	n := *l
 	n.ring = slices.Clone(l.ring)
 	if l.vals != nil {
-		var v [NumLatencyKinds]LatencyValues
+		var v [NumLatencyKinds][]uint32
 		for k := range v {
-			v[k] = l.vals[k].clip()
+			v[k] = slices.Clip(l.vals[k])
 		}
 		n.vals = &v
 	}

@@ -1,74 +1,86 @@
 package flows
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // LatencyValues is a read-only view of one flow's latency values of one
-// kind (ns, in the order they were taken). They are kept as uint32 while
-// every value fits (up to ~4.29 s, the usual case: half the memory of
-// int64), and as int64 from the first value that does not (the values taken
-// before it are widened then, once). Exactly one of U32 and I64 is non-empty
-// when there are values.
+// kind (ns, in the order they were taken). The table keeps them as uint32
+// while every value fits (up to ~4.29 s, the usual case: half the memory of
+// int64), and as pairs of uint32 (low, high half of the int64) from the
+// first value that does not (the values taken before it are widened then,
+// once). A flow's four kinds cost one 96-byte array of slice headers and a
+// bit each, as the int64 slices did.
 type LatencyValues struct {
-	u32 []uint32
-	i64 []int64
+	s    []uint32
+	wide bool // s holds (low, high) pairs
 }
 
 // Len returns the number of values.
-func (v LatencyValues) Len() int { return len(v.u32) + len(v.i64) }
+func (v LatencyValues) Len() int {
+	if v.wide {
+		return len(v.s) / 2
+	}
+	return len(v.s)
+}
 
 // At returns the i-th value.
 func (v LatencyValues) At(i int) int64 {
-	if v.i64 != nil {
-		return v.i64[i]
+	if v.wide {
+		return int64(uint64(v.s[2*i]) | uint64(v.s[2*i+1])<<32)
 	}
-	return int64(v.u32[i])
+	return int64(v.s[i])
 }
 
-// U32 returns the values when they are kept as uint32 (nil otherwise).
-func (v LatencyValues) U32() []uint32 { return v.u32 }
+// Wide reports whether a value did not fit in uint32 (U32 is nil then: read
+// the values with At).
+func (v LatencyValues) Wide() bool { return v.wide }
 
-// I64 returns the values when they are kept as int64 (nil otherwise).
-func (v LatencyValues) I64() []int64 { return v.i64 }
-
-// Int64s returns a new slice with the values.
-func (v LatencyValues) Int64s() []int64 {
-	if v.i64 != nil {
-		return slices.Clone(v.i64)
-	}
-	if len(v.u32) == 0 {
+// U32 returns the values when none exceeds 2^32-1 (nil when Wide).
+func (v LatencyValues) U32() []uint32 {
+	if v.wide {
 		return nil
 	}
-	s := make([]int64, len(v.u32))
-	for i, x := range v.u32 {
-		s[i] = int64(x)
-	}
-	return s
+	return v.s
 }
 
-// add appends x (>= 0), widening the values to int64 at the first x that
-// does not fit in uint32.
-func (v *LatencyValues) add(x int64) {
-	if v.i64 == nil && uint64(x) <= math.MaxUint32 {
-		v.u32 = append(v.u32, uint32(x))
-		return
+// Int64s returns a new slice with the values (nil when there are none).
+func (v LatencyValues) Int64s() []int64 {
+	n := v.Len()
+	if n == 0 {
+		return nil
 	}
-	if v.i64 == nil {
-		v.i64 = make([]int64, len(v.u32), len(v.u32)+1)
-		for i, y := range v.u32 {
-			v.i64[i] = int64(y)
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = v.At(i)
+	}
+	return out
+}
+
+// appendValue appends x (>= 0) to values s (pairs when wide), widening s at
+// the first x that does not fit in uint32.
+func appendValue(s []uint32, wide bool, x int64) ([]uint32, bool) {
+	if !wide && uint64(x) <= math.MaxUint32 {
+		return append(s, uint32(x)), false
+	}
+	if !wide {
+		w := make([]uint32, 2*len(s), 2*len(s)+2)
+		for i, y := range s {
+			w[2*i] = y // high half 0
 		}
-		v.u32 = nil
+		s = w
 	}
-	v.i64 = append(v.i64, x)
+	return append(s, uint32(uint64(x)), uint32(uint64(x)>>32)), true
 }
 
-// clip returns v with its slices clipped, so that an append to either copy
-// never writes into the other's memory.
-func (v LatencyValues) clip() LatencyValues {
-	return LatencyValues{u32: slices.Clip(v.u32), i64: slices.Clip(v.i64)}
+// addValue records latency value x of kind k.
+func (l *latState) addValue(k LatencyKind, x int64) {
+	if l.vals == nil {
+		l.vals = new([NumLatencyKinds][]uint32)
+	}
+	wide := l.wide&(1<<k) != 0
+	l.vals[k], wide = appendValue(l.vals[k], wide, x)
+	if wide {
+		l.wide |= 1 << k
+	}
 }
 
 // LatencyValues returns the latency values of the samples of kind k whose
@@ -78,7 +90,8 @@ func (f *Flow) LatencyValues(k LatencyKind) LatencyValues {
 	if f.cold == nil || f.cold.lat == nil || f.cold.lat.vals == nil || k >= NumLatencyKinds {
 		return LatencyValues{}
 	}
-	return f.cold.lat.vals[k]
+	l := f.cold.lat
+	return LatencyValues{s: l.vals[k], wide: l.wide&(1<<k) != 0}
 }
 
 // LatencyValuesOf returns vals kept as a table keeps a flow's values (for
@@ -86,7 +99,7 @@ func (f *Flow) LatencyValues(k LatencyKind) LatencyValues {
 func LatencyValuesOf(vals ...int64) LatencyValues {
 	var v LatencyValues
 	for _, x := range vals {
-		v.add(x)
+		v.s, v.wide = appendValue(v.s, v.wide, x)
 	}
 	return v
 }

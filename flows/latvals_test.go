@@ -35,16 +35,31 @@ func TestLatencyValues(t *testing.T) {
 					t.Errorf("At(%d) = %d, want %d", i, v.At(i), x)
 				}
 			}
-			if wide := v.I64() != nil; wide != tt.wide || (len(tt.in) > 0 && (v.U32() != nil) == tt.wide) {
-				t.Errorf("wide %v (u32 %v), want %v", wide, v.U32(), tt.wide)
+			if v.Wide() != tt.wide || (len(tt.in) > 0 && (v.U32() == nil) != tt.wide) {
+				t.Errorf("wide %v (u32 %v), want %v", v.Wide(), v.U32(), tt.wide)
 			}
-			// A clipped copy does not share room with the original: an
-			// append to the copy leaves the original as it was.
-			c := v.clip()
-			c.add(5)
-			if got := v.Int64s(); !slices.Equal(got, tt.in) {
-				t.Errorf("after append to a clip: %v, want %v", got, tt.in)
+		})
+		// In a table: a clone's values do not share room with the
+		// original's (an append to one leaves the other as it was).
+		t.Run(tt.name+"/clone", func(t *testing.T) {
+			l := &latState{}
+			for _, x := range tt.in {
+				l.addValue(LatencyAck, x)
+			}
+			c := l.clone()
+			c.addValue(LatencyAck, 5)
+			if got := ackValues(l); !slices.Equal(got, tt.in) {
+				t.Errorf("after append to a clone: %v, want %v", got, tt.in)
+			}
+			if cg, want := ackValues(c), append(slices.Clone(tt.in), 5); !slices.Equal(cg, want) {
+				t.Errorf("clone %v, want %v", cg, want)
 			}
 		})
 	}
+}
+
+// ackValues returns l's ack values as int64.
+func ackValues(l *latState) []int64 {
+	f := &Flow{cold: &flowCold{lat: l}}
+	return f.LatencyValues(LatencyAck).Int64s()
 }

@@ -20,9 +20,9 @@ func latencyReport(t *flows.Table) LatencyReport {
 	var cnt []int
 	for k := range s {
 		kind := flows.LatencyKind(k)
-		vals := make([][]int64, 0, len(t.Flows()))
+		vals := make([]flows.LatencyValues, 0, len(t.Flows()))
 		for _, f := range t.Flows() {
-			if v := f.Latencies(kind); len(v) > 0 {
+			if v := f.LatencyValues(kind); v.Len() > 0 {
 				vals = append(vals, v)
 			}
 		}
@@ -38,18 +38,17 @@ func latencyReport(t *flows.Table) LatencyReport {
 
 // summarizeSets returns summarize of the union of vals (values >= 0),
 // without copying them; cnt is selectRank's bucket array, reused.
-func summarizeSets(vals [][]int64, cnt []int) (LatencySummary, []int) {
+func summarizeSets(vals []flows.LatencyValues, cnt []int) (LatencySummary, []int) {
 	var s LatencySummary
 	for _, v := range vals {
-		for _, x := range v {
-			if s.Count == 0 || x < s.MinNs {
-				s.MinNs = x
-			}
-			if s.Count == 0 || x > s.MaxNs {
-				s.MaxNs = x
-			}
-			s.Count++
+		lo, hi := valuesRange(v)
+		if s.Count == 0 || lo < s.MinNs {
+			s.MinNs = lo
 		}
+		if s.Count == 0 || hi > s.MaxNs {
+			s.MaxNs = hi
+		}
+		s.Count += int64(v.Len())
 	}
 	if s.Count == 0 {
 		return LatencySummary{}, cnt
@@ -70,7 +69,7 @@ const selectBuckets = 1 << 16
 // in [lo, hi]: each pass counts the values of the current range in
 // selectBuckets buckets and keeps the bucket that holds rank r, so at most
 // four passes narrow a 64-bit range to one value.
-func selectRank(vals [][]int64, r int, lo, hi int64, cnt []int) int64 {
+func selectRank(vals []flows.LatencyValues, r int, lo, hi int64, cnt []int) int64 {
 	below := 0 // values < lo
 	for lo < hi {
 		width := uint64(hi) - uint64(lo)
@@ -80,11 +79,7 @@ func selectRank(vals [][]int64, r int, lo, hi int64, cnt []int) int64 {
 		}
 		clear(cnt)
 		for _, v := range vals {
-			for _, x := range v {
-				if x >= lo && x <= hi {
-					cnt[(uint64(x)-uint64(lo))>>shift]++
-				}
-			}
+			countRange(v, lo, hi, shift, cnt)
 		}
 		b := 0
 		for ; b < len(cnt)-1 && below+cnt[b] < r; b++ {
@@ -102,11 +97,11 @@ func selectRank(vals [][]int64, r int, lo, hi int64, cnt []int) int64 {
 // addFlowLatency sets the flow's ack_latency_* and read_latency_* fields
 // from the samples it is the request flow of (percentiles nil without).
 func addFlowLatency(fr *FlowReport, f *flows.Flow) {
-	if s := summarize(f.Latencies(flows.LatencyAck)); s.Count > 0 {
+	if s := summarizeOwned(f.Latencies(flows.LatencyAck)); s.Count > 0 {
 		fr.AckLatencyCount = s.Count
 		fr.AckLatencyP50Ns, fr.AckLatencyP99Ns, fr.AckLatencyMaxNs = ptr(s.P50Ns), ptr(s.P99Ns), ptr(s.MaxNs)
 	}
-	if s := summarize(f.Latencies(flows.LatencyRead)); s.Count > 0 {
+	if s := summarizeOwned(f.Latencies(flows.LatencyRead)); s.Count > 0 {
 		fr.ReadLatencyCount = s.Count
 		fr.ReadLatencyP50Ns, fr.ReadLatencyP99Ns, fr.ReadLatencyMaxNs = ptr(s.P50Ns), ptr(s.P99Ns), ptr(s.MaxNs)
 	}

@@ -185,7 +185,10 @@ func TestPMTUMismatchFinding(t *testing.T) {
 // every rank, on values with ties, spread over a wide range (several
 // passes) and a narrow one.
 func TestSelectRank(t *testing.T) {
-	sets := [][]int64{{5, 1 << 40, 7, 7}, {0, 3, 1<<40 + 1}, {7, 123456789}}
+	// The first two sets are kept as int64 (1<<40 does not fit in uint32),
+	// the third as uint32.
+	sets := []flows.LatencyValues{flows.LatencyValuesOf(5, 1<<40, 7, 7), flows.LatencyValuesOf(0, 3, 1<<40+1),
+		flows.LatencyValuesOf(7, 123456789)}
 	union := []int64{0, 3, 5, 7, 7, 7, 123456789, 1 << 40, 1<<40 + 1} // sorted by hand
 	cnt := make([]int, selectBuckets)
 	for r := 1; r <= len(union); r++ {

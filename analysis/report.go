@@ -283,12 +283,14 @@ func cnpLatency(evs []flows.Event) LatencySummary {
 }
 
 // summarize returns count, min, nearest-rank p50 and p99, and max.
-func summarize(v []int64) LatencySummary {
-	n := len(v)
+func summarize(v []int64) LatencySummary { return summarizeOwned(slices.Clone(v)) }
+
+// summarizeOwned is summarize on a slice it may reorder (it sorts s).
+func summarizeOwned(s []int64) LatencySummary {
+	n := len(s)
 	if n == 0 {
 		return LatencySummary{}
 	}
-	s := slices.Clone(v)
 	slices.Sort(s)
 	return LatencySummary{
 		Count: int64(n), MinNs: s[0], MaxNs: s[n-1],

@@ -122,6 +122,12 @@
 //   - The values (latency ns) are kept per request flow and kind, in the
 //     order taken, for exact percentiles; the full sample goes to
 //     Config.LatencySink only (export streams latency.parquet from it).
+//     They are stored as uint32 while every value of that flow and kind
+//     fits (up to 2^32-1 ns, ~4.29 s), and as (low, high) uint32 pairs
+//     from the first that does not (the earlier ones widened then; a bit per
+//     kind in the request memory says which): LatencyValues reads them in
+//     place, Flow.Latencies returns an int64 copy (latvals.go). Half the
+//     memory of int64 in the usual case; the values never change.
 //
 // # Stalls and PSN conflicts
 //

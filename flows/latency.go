@@ -100,7 +100,8 @@ type latState struct {
 	replayIdle     int64
 	replaySince    int64
 
-	vals *[NumLatencyKinds][]int64
+	vals *[NumLatencyKinds][]uint32 // uint32 while they fit, else pairs (latvals.go)
+	wide uint8                      // bit k: vals[k] holds (low, high) pairs
 }
 
 // latReq returns f's request memory, made on first need with the flow's
@@ -131,12 +132,10 @@ func (f *Flow) latReq() *latState {
 
 // Latencies returns the latency values (ns) of the samples of kind k whose
 // request flow is f, in the order they were taken. The slice is owned by
-// the table.
+// the caller (a copy: the table keeps them compact, see LatencyValues,
+// which reads them in place).
 func (f *Flow) Latencies(k LatencyKind) []int64 {
-	if f.cold == nil || f.cold.lat == nil || f.cold.lat.vals == nil || k >= NumLatencyKinds {
-		return nil
-	}
-	return f.cold.lat.vals[k]
+	return f.LatencyValues(k).Int64s()
 }
 
 // memKind classifies a request opcode for the request memory.
@@ -319,11 +318,7 @@ func (t *Table) markReplayed(f *Flow, psn PSN) (int64, bool) {
 
 // sample records a latency sample of request flow r.
 func (t *Table) sample(r *Flow, k LatencyKind, e *reqMem, ts int64) {
-	l := r.cold.lat
-	if l.vals == nil {
-		l.vals = new([NumLatencyKinds][]int64)
-	}
-	l.vals[k] = append(l.vals[k], ts-e.ts)
+	r.cold.lat.addValue(k, ts-e.ts)
 	if t.cfg.LatencySink != nil {
 		t.cfg.LatencySink(LatencySample{Flow: r, Kind: k, PSN: e.psn(), RequestTsNs: e.ts, ResponseTsNs: ts})
 	}
@@ -404,7 +399,7 @@ func (l *latState) clone() *latState {
 	n := *l
 	n.ring = slices.Clone(l.ring)
 	if l.vals != nil {
-		var v [NumLatencyKinds][]int64
+		var v [NumLatencyKinds][]uint32
 		for k := range v {
 			v[k] = slices.Clip(l.vals[k])
 		}

@@ -241,3 +241,27 @@ func TestPointsHelp(t *testing.T) {
 		t.Errorf("without points: %d tabs, points view %v", len(plain.u.top), plain.u.points != nil)
 	}
 }
+
+// TestPointsLatencySeries: with capture points the reference point's
+// flows get their latency series, as without points. TwoPoints' up point
+// has 7 WRITEs on qp0x000022, each ACKed (TestPointsModel's flows), so its
+// request flow has ack samples and a series; the reverse flow has none.
+func TestPointsLatencySeries(t *testing.T) {
+	m, err := Open(Config{Points: twoPoints(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Start(context.Background())
+	<-m.Done()
+	s := m.Snapshot()
+	var withAck []string
+	for i, f := range s.Report.Flows {
+		if i < len(s.FlowMarks) && s.FlowMarks[i] != nil && s.FlowMarks[i].AckMaxNs != nil {
+			withAck = append(withAck, f.ID)
+		}
+	}
+	if len(withAck) != 1 || withAck[0] != "10.0.0.1>10.0.0.2:qp0x000022" {
+		t.Errorf("flows with an ack latency series: %v, want the request flow only", withAck)
+	}
+}

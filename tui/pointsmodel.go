@@ -61,6 +61,11 @@ func (l *loader) startPoints() {
 	}
 	ecfg := engine.Config{Decode: l.m.cfg.Decode, Flows: l.m.cfg.Flows, Keep: l.m.cfg.Keep}
 	l.ps = engine.NewPoints(ecfg, pointNames(pts), files)
+	// The reference point's engine feeds the flows' latency series, as
+	// without points (the other points' flows are not the views' flows).
+	ref := ecfg
+	ref.Flows.LatencySink = l.latencySink(l.m.cfg.Flows.LatencySink)
+	l.ps.Engines[0] = engine.New(ref)
 	l.eng = l.ps.Engines[0]
 	l.pointFrames = make([][][]uint32, len(pts))
 }

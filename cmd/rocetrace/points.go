@@ -149,6 +149,12 @@ func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths expor
 		return x.report(in, fmt.Sprintf("export: %v", err), nil)
 	}
 	defer ex.Abort()
+	// latency.parquet and rates.parquet are the reference point's, as the
+	// other tables: its engine streams them (the others have no sinks).
+	refCfg := x.c.engine(pf.paths())
+	refCfg.Flows.LatencySink = ex.Latency
+	refCfg.Flows.RateSink = ex.Rate
+	ps.Engines[0] = engine.New(refCfg)
 	var exErr error
 	err = ps.Run(ctx, in, func(point int, p *decode.Packet, f *flows.Flow) error {
 		exErr = ex.PacketAt(pf.names[point], point == 0, p, f, ps.Engines[point].Table().FrameEvents())

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
@@ -44,5 +45,63 @@ func TestExportPointsDuckDB(t *testing.T) {
 		`[["up","down",103,"RC_RDMA_WRITE_ONLY","1767323045000030000"]]]`
 	if string(got) != want {
 		t.Errorf("DuckDB\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestExportPointsLatencyRates: with --point, latency.parquet and
+// rates.parquet are the reference point's, as flows and events: the rate
+// windows of each reference flow add up to its packets (up: 7 WRITEs on
+// qp0x000022 and 7 ACKs on qp0x000011, TestReportPointsWorkedByHand), and
+// the latency rows are as many as the reference report's samples. With
+// down as the reference the windows add up to down's flows.
+func TestExportPointsLatencyRates(t *testing.T) {
+	upC, downC := synth.TwoPoints()
+	dir := t.TempDir()
+	up, down := writeAs(t, dir, "up", upC), writeAs(t, dir, "down", downC)
+	for _, tc := range []struct {
+		name     string
+		ref, oth string
+	}{{"up first", "up=" + up, "down=" + down}, {"down first", "down=" + down, "up=" + up}} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			if code, _, errOut := expRun(context.Background(), "export", "-o", out, "--point", tc.ref, "--point", tc.oth); code != 0 {
+				t.Fatalf("export: exit %d: %s", code, errOut)
+			}
+			code, js, errOut := expRun(context.Background(), "report", "--json", "--point", tc.ref, "--point", tc.oth)
+			if code != 0 {
+				t.Fatalf("report: exit %d: %s", code, errOut)
+			}
+			var rep struct {
+				Flows []struct {
+					ID      string `json:"id"`
+					Packets int64  `json:"packets"`
+				} `json:"flows"`
+				Latency map[string]struct {
+					Count int64 `json:"count"`
+				} `json:"latency"`
+			}
+			if err := json.Unmarshal([]byte(js), &rep); err != nil {
+				t.Fatal(err)
+			}
+			sums := map[string]int64{}
+			for _, r := range expRead[export.RateRow](t, filepath.Join(out, "rates.parquet")) {
+				sums[r.Flow] += r.Packets
+			}
+			if len(rep.Flows) != 2 || len(sums) != len(rep.Flows) {
+				t.Fatalf("flows %v, rate windows of %v", rep.Flows, sums)
+			}
+			for _, f := range rep.Flows {
+				if f.Packets != 7 || sums[f.ID] != f.Packets {
+					t.Errorf("flow %s: %d packets, rate windows add up to %d", f.ID, f.Packets, sums[f.ID])
+				}
+			}
+			var samples int64
+			for _, s := range rep.Latency {
+				samples += s.Count
+			}
+			if n := int64(len(expRead[export.LatencyRow](t, filepath.Join(out, "latency.parquet")))); samples == 0 || n != samples {
+				t.Errorf("latency.parquet: %d rows, report: %d samples", n, samples)
+			}
+		})
 	}
 }

@@ -143,6 +143,7 @@ func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths expor
 	if in.Opened() == 0 {
 		return x.report(in, "", nil)
 	}
+	lost := hopLossFrames(ctx, x.c.engine(pf.paths()), pf) // the events column's hop_loss
 	x.removeStale(paths)
 	ex, err := export.Create(paths, in.Names(), x.opts)
 	if err != nil {
@@ -157,7 +158,7 @@ func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths expor
 	ps.Engines[0] = engine.New(refCfg)
 	var exErr error
 	err = ps.Run(ctx, in, func(point int, p *decode.Packet, f *flows.Flow) error {
-		exErr = ex.PacketAt(pf.names[point], point == 0, p, f, ps.Engines[point].Table().FrameEvents())
+		exErr = ex.PacketAt(pf.names[point], point == 0, p, f, lost.mask(point, p, f, ps.Engines[point].Table().FrameEvents()))
 		return exErr
 	})
 	if err != nil {

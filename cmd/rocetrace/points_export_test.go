@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,5 +105,28 @@ func TestExportPointsLatencyRates(t *testing.T) {
 				t.Errorf("latency.parquet: %d rows, report: %d samples", n, samples)
 			}
 		})
+	}
+}
+
+// TestExportPointsHopLossEvents: the frame a hop_loss event names shows
+// hop_loss in packets.parquet's events column, at its `from` point: in
+// TwoPoints, PSN 103 (RC_RDMA_WRITE_ONLY) seen at up and lost before down
+// (TestReportPointsWorkedByHand), and no other frame.
+func TestExportPointsHopLossEvents(t *testing.T) {
+	upC, downC := synth.TwoPoints()
+	dir := t.TempDir()
+	up, down := writeAs(t, dir, "up", upC), writeAs(t, dir, "down", downC)
+	out := filepath.Join(dir, "out")
+	if code, _, errOut := expRun(context.Background(), "export", "-o", out, "--point", "up="+up, "--point", "down="+down); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	var got []string
+	for _, r := range expRead[export.PacketRow](t, filepath.Join(out, "packets.parquet")) {
+		if slices.Contains(r.Events, "hop_loss") && r.Point != nil && r.PSN != nil {
+			got = append(got, fmt.Sprintf("%s psn %d", *r.Point, *r.PSN))
+		}
+	}
+	if want := []string{"up psn 103"}; !slices.Equal(got, want) {
+		t.Errorf("frames with hop_loss: %v, want %v", got, want)
 	}
 }

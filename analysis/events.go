@@ -207,113 +207,129 @@ const (
 // appendJSON appends the event as MarshalJSON writes it, or, with indent,
 // exactly as json.Indent(prefix "    ", indent "  ") lays that out.
 func (e *EventReport) appendJSON(b []byte, indent bool) []byte {
-	field := func(name string) {
-		if indent {
-			b = append(b, ',')
-			b = append(b, evIndentField...)
-			b = append(b, '"')
-			b = append(b, name...)
-			b = append(b, `": `...)
-		} else {
-			b = append(b, `,"`...)
-			b = append(b, name...)
-			b = append(b, `":`...)
-		}
-	}
-	u32 := func(name string, v *uint32) {
-		field(name)
-		if v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendUint(b, uint64(*v), 10)
-		}
-	}
-	i64 := func(name string, v *int64) {
-		field(name)
-		if v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendInt(b, *v, 10)
-		}
-	}
-	u8 := func(name string, v *uint8) {
-		field(name)
-		if v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = strconv.AppendInt(b, int64(*v), 10)
-		}
-	}
-	str := func(name string, v *string) {
-		field(name)
-		if v == nil {
-			b = append(b, "null"...)
-		} else {
-			b = jsonstr.Append(b, *v)
-		}
-	}
+	w := evWriter{b: b, indent: indent}
 	if indent {
-		b = append(b, '{')
-		b = append(b, evIndentField...)
-		b = append(b, `"kind": `...)
+		w.b = append(w.b, '{')
+		w.b = append(w.b, evIndentField...)
+		w.b = append(w.b, `"kind": `...)
 	} else {
-		b = append(b, `{"kind":`...)
+		w.b = append(w.b, `{"kind":`...)
 	}
-	b = jsonstr.Append(b, e.Kind)
-	field("ts_ns")
-	b = strconv.AppendInt(b, e.TsNs, 10)
-	str("flow", e.Flow)
+	w.b = jsonstr.Append(w.b, e.Kind)
+	w.int("ts_ns", &e.TsNs)
+	w.str("flow", e.Flow)
+	e.appendKindFields(&w)
+	if indent {
+		w.b = append(w.b, evIndentClose...)
+	}
+	return append(w.b, '}')
+}
+
+// appendKindFields appends the fields of e's kind, in the contract's order.
+func (e *EventReport) appendKindFields(w *evWriter) {
 	switch e.Kind {
 	case "psn_gap":
-		u32("expected_psn", e.ExpectedPSN)
-		u32("psn", e.PSN)
-		i64("missing", e.Missing)
+		w.u32("expected_psn", e.ExpectedPSN)
+		w.u32("psn", e.PSN)
+		w.int("missing", e.Missing)
 	case "retransmission":
-		u32("psn", e.PSN)
-		i64("packets", e.Packets)
-		i64("after_nak_ns", e.AfterNAKNs)
-		i64("idle_ns", e.IdleNs)
-		i64("since_original_ns", e.SinceOriginalNs)
+		w.u32("psn", e.PSN)
+		w.int("packets", e.Packets)
+		w.int("after_nak_ns", e.AfterNAKNs)
+		w.int("idle_ns", e.IdleNs)
+		w.int("since_original_ns", e.SinceOriginalNs)
 	case "nak":
-		u32("psn", e.PSN)
-		u8("code", e.Code)
-		str("name", e.Name)
-		str("target_flow", e.TargetFlow)
+		w.u32("psn", e.PSN)
+		w.u8("code", e.Code)
+		w.str("name", e.Name)
+		w.str("target_flow", e.TargetFlow)
 	case "rnr_nak":
-		u32("psn", e.PSN)
-		u8("timer", e.Timer)
-		i64("timer_ns", e.TimerNs)
-		str("target_flow", e.TargetFlow)
+		w.u32("psn", e.PSN)
+		w.u8("timer", e.Timer)
+		w.int("timer_ns", e.TimerNs)
+		w.str("target_flow", e.TargetFlow)
 	case "cnp":
-		str("target_flow", e.TargetFlow)
-		i64("ecn_to_cnp_ns", e.ECNToCNPNs)
-		i64("rate_before_bps", e.RateBeforeBps)
-		i64("rate_after_bps", e.RateAfterBps)
+		w.str("target_flow", e.TargetFlow)
+		w.int("ecn_to_cnp_ns", e.ECNToCNPNs)
+		w.int("rate_before_bps", e.RateBeforeBps)
+		w.int("rate_after_bps", e.RateAfterBps)
 	case "pause":
-		str("src_mac", e.SrcMAC)
-		field("priority")
+		w.str("src_mac", e.SrcMAC)
+		w.field("priority")
 		if e.Priority == nil {
-			b = append(b, "null"...)
+			w.b = append(w.b, "null"...)
 		} else {
-			b = strconv.AppendInt(b, int64(*e.Priority), 10)
+			w.b = strconv.AppendInt(w.b, int64(*e.Priority), 10)
 		}
-		i64("end_ns", e.EndNs)
-		i64("duration_ns", e.DurationNs)
-		i64("frames", e.Frames)
+		w.int("end_ns", e.EndNs)
+		w.int("duration_ns", e.DurationNs)
+		w.int("frames", e.Frames)
 	case "hop_loss":
-		str("from", e.From)
-		str("to", e.To)
-		u32("psn", e.PSN)
-		str("opcode_name", e.OpcodeName)
+		w.str("from", e.From)
+		w.str("to", e.To)
+		w.u32("psn", e.PSN)
+		w.str("opcode_name", e.OpcodeName)
 	case "psn_conflict":
-		u32("psn", e.PSN)
-		str("opcode_name", e.OpcodeName)
-		u32("read_psn", e.ReadPSN)
-		i64("read_span", e.ReadSpan)
-		i64("sender_span", e.SenderSpan)
+		w.u32("psn", e.PSN)
+		w.str("opcode_name", e.OpcodeName)
+		w.u32("read_psn", e.ReadPSN)
+		w.int("read_span", e.ReadSpan)
+		w.int("sender_span", e.SenderSpan)
 	}
-	if indent {
-		b = append(b, evIndentClose...)
+}
+
+// evWriter appends an event's members after its first one (kind), compact
+// or indented as appendJSON says; a nil value is null.
+type evWriter struct {
+	b      []byte
+	indent bool
+}
+
+// field appends the comma and the member name.
+func (w *evWriter) field(name string) {
+	if w.indent {
+		w.b = append(w.b, ',')
+		w.b = append(w.b, evIndentField...)
+		w.b = append(w.b, '"')
+		w.b = append(w.b, name...)
+		w.b = append(w.b, `": `...)
+		return
 	}
-	return append(b, '}')
+	w.b = append(w.b, `,"`...)
+	w.b = append(w.b, name...)
+	w.b = append(w.b, `":`...)
+}
+
+// null appends the member name and, when isNil, null; it reports whether
+// the value is still to be written.
+func (w *evWriter) null(name string, isNil bool) bool {
+	w.field(name)
+	if isNil {
+		w.b = append(w.b, "null"...)
+	}
+	return !isNil
+}
+
+func (w *evWriter) int(name string, v *int64) {
+	if w.null(name, v == nil) {
+		w.b = strconv.AppendInt(w.b, *v, 10)
+	}
+}
+
+func (w *evWriter) u32(name string, v *uint32) {
+	if w.null(name, v == nil) {
+		w.b = strconv.AppendUint(w.b, uint64(*v), 10)
+	}
+}
+
+func (w *evWriter) u8(name string, v *uint8) {
+	if w.null(name, v == nil) {
+		w.b = strconv.AppendUint(w.b, uint64(*v), 10)
+	}
+}
+
+func (w *evWriter) str(name string, v *string) {
+	if w.null(name, v == nil) {
+		w.b = jsonstr.Append(w.b, *v)
+	}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
-// Pipeline sizes. A batch holds pipelineBatch packets (328 bytes each) and
+// Pipeline sizes. A batch holds pipelineBatch packets (336 bytes each) and
 // the copies of the IP packets whose ICRC the consumer checks, up to about
 // pipelineSlab bytes; pipelineRing batches are in flight. Measured on 10M
 // frames: rings of 1.4 MB of packets or more (256 x 16, 512 x 8, 1024 x 8)

@@ -89,8 +89,12 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	if !*partition {
 		return x.one(ctx, fs.Args(), export.FilePaths(*dir))
 	}
+	return x.partitions(ctx, fs.Args(), *dir, *jobs, *force, usage)
+}
 
-	files := fs.Args()
+// partitions exports each capture of files on its own into its partition of
+// dir (--partition), jobs at a time; usage reports a usage error.
+func (x *exporter) partitions(ctx context.Context, files []string, dir string, jobs int, force bool, usage func(string, ...any) int) int {
 	paths := make([]export.Paths, len(files))
 	seen := make(map[string]string)
 	for i, f := range files {
@@ -99,19 +103,19 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 			return usage("--partition: %s and %s would share the partition capture=%s", prev, f, export.PartitionValue(base))
 		}
 		seen[base] = f
-		paths[i] = export.PartitionPaths(*dir, f)
+		paths[i] = export.PartitionPaths(dir, f)
 	}
 	// Refuse before any work rather than after some captures.
 	for _, p := range paths {
-		if err := export.CheckFree(p, *force); err != nil {
-			fmt.Fprintf(stderr, "rocetrace: %v\n", err)
+		if err := export.CheckFree(p, force); err != nil {
+			fmt.Fprintf(x.stderr, "rocetrace: %v\n", err)
 			return exitFailed
 		}
 	}
 	codes := make([]int, len(files))
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for range min(*jobs, len(files)) {
+	for range min(jobs, len(files)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

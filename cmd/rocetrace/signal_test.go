@@ -128,7 +128,7 @@ func TestSignalDuringBlockedRead(t *testing.T) {
 		stdout  string // a part of stdout
 	}{
 		{"report fifo SIGINT", []string{"report"}, false, syscall.SIGINT, 130,
-			"rocetrace: interrupted after 0 frames ({FILE}, byte offset 0)\n", "== Capture"},
+			"rocetrace: interrupted after 0 frames ({FILE}, byte offset 0)\n", "== Capture\n  INTERRUPTED after 0 frames: the report covers only the frames read\n"},
 		{"report --json fifo SIGTERM", []string{"report", "--json"}, false, syscall.SIGTERM, 143,
 			"rocetrace: interrupted after 0 frames ({FILE}, byte offset 0)\n", `"interrupted": true`},
 		{"packets fifo SIGINT", []string{"packets"}, false, syscall.SIGINT, 130,
@@ -136,7 +136,7 @@ func TestSignalDuringBlockedRead(t *testing.T) {
 		{"report --json stalled pipe SIGTERM", []string{"report", "--json"}, true, syscall.SIGTERM, 143,
 			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", `"packets": 50,`},
 		{"report stalled pipe SIGINT", []string{"report"}, true, syscall.SIGINT, 130,
-			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", "50 frames"},
+			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", "== Capture\n  INTERRUPTED after 50 frames: the report covers only the frames read\n"},
 		{"packets --json stalled pipe SIGINT", []string{"packets", "--json"}, true, syscall.SIGINT, 130,
 			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", `"frame":50,`},
 	} {

@@ -278,3 +278,45 @@ func TestSignalExportFIFO(t *testing.T) {
 		t.Errorf("files %v, stdout %q", got, stdout.String())
 	}
 }
+
+// TestSignalTUIOpen: SIGINT or SIGTERM while tui waits for a FIFO's writer
+// (opening its files, before the terminal is set up) ends it as it ends
+// report: where it stopped on stderr, exit 130 or 143. (stdout is not a
+// terminal here: tui would refuse it, but only after opening its files.)
+func TestSignalTUIOpen(t *testing.T) {
+	bin := buildRocetrace(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{
+		{syscall.SIGINT, 130},
+		{syscall.SIGTERM, 143},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			cmd := exec.Command(bin, "tui", fifo)
+			var stdout bytes.Buffer
+			stderr := &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = &stdout, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			blockedInWait(t, cmd.Process.Pid)
+			if err := syscall.Kill(cmd.Process.Pid, tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitEnd(t, cmd, stderr); code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr.String())
+			}
+			if want := "rocetrace: interrupted after 0 frames (" + fifo + ", byte offset 0)\n"; stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q", stdout.String())
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -29,6 +30,10 @@ type sigCountdown struct {
 	context.Context
 	cancel context.CancelCauseFunc
 	n      atomic.Int64
+	// beforeCancel, when set, runs once, just before the "signal" (in the
+	// Err call that sees the countdown end; the context is not yet ended).
+	beforeCancel func()
+	once         sync.Once
 }
 
 func newSigCountdown(n int64) *sigCountdown {
@@ -40,7 +45,12 @@ func newSigCountdown(n int64) *sigCountdown {
 
 func (c *sigCountdown) Err() error {
 	if c.n.Add(-1) < 0 {
-		c.cancel(signalError{syscall.SIGINT})
+		c.once.Do(func() {
+			if c.beforeCancel != nil {
+				c.beforeCancel()
+			}
+			c.cancel(signalError{syscall.SIGINT})
+		})
 	}
 	return c.Context.Err()
 }

@@ -110,7 +110,7 @@ type Written struct {
 // windows (Rate); the other three come from the report at the end
 // (Finish). Every file is written under a temporary name and renamed only
 // when all five are complete, so readers never see a partial file. An
-// Export is used from one goroutine.
+// Export is used from one goroutine (but for RemoveTemps).
 type Export struct {
 	paths Paths
 	opts  Options

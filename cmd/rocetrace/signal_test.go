@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/internal/testenv"
 	"golang.org/x/sys/unix"
@@ -318,5 +319,62 @@ func TestSignalTUIOpen(t *testing.T) {
 				t.Errorf("stdout %q", stdout.String())
 			}
 		})
+	}
+}
+
+// TestSignalWatchdogExportDone: an export whose files are all in place but
+// which is blocked writing its "wrote" lines to a full pipe is ended by the
+// watchdog (exit 143); its hooks, run first, leave the complete export
+// alone: the six files stay, no temporary file.
+func TestSignalWatchdogExportDone(t *testing.T) {
+	bin := buildRocetrace(t)
+	in := filepath.Join(testenv.RepoRoot(), sigCapture)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Fill the pipe: nobody reads it, the first write of rocetrace blocks.
+	// (Fd puts the file in blocking mode: call it once, before.)
+	fd := int(w.Fd())
+	if err := unix.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for n := 0; ; n++ {
+		if _, err := unix.Write(fd, chunk); err != nil {
+			break
+		}
+		if n > 1<<16 {
+			t.Fatal("the pipe never filled")
+		}
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "export", "-o", dir, in)
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	blockedInWait(t, cmd.Process.Pid)
+	if got := expFiles(t, dir); len(got) != len(export.Tables) {
+		t.Fatalf("blocked with files %v: not after the renames", got)
+	}
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitEnd(t, cmd, stderr); code != 143 {
+		t.Errorf("exit %d, want 143 (stderr %q)", code, stderr.String())
+	}
+	if want := "rocetrace: interrupted by SIGTERM; did not stop within 1s: exiting\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
+	if got := expFiles(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("files %v, want %v", got, want)
 	}
 }

@@ -108,6 +108,13 @@
 // built from the table itself and is exactly what `rocetrace report`
 // prints.
 //
+// Opening: OpenContext opens the files before the UI starts, as report
+// does (engine.OpenContext): a signal while it waits (a FIFO with no
+// writer, a pipe that has not sent its header) ends it with an error that
+// matches context.Canceled. Once the UI is up, quitting (q, Ctrl-C, or the
+// context Run was given ending) cancels the loader, whose blocked read of a
+// pipe or FIFO returns (engine.Inputs.Each), so Run returns at once.
+//
 // The charts' per-flow series besides the rate (FlowMarks, flowmarks.go)
 // are collected by the loader from what flows reports, never computed:
 // the CNP events' target flows, and each latency sample flows hands to

@@ -79,10 +79,10 @@ func newDetailView(u *UI) *detailView {
 		v.charts.ResizeItem(v.lat, latH, 0)
 		if w < 120 {
 			top.ResizeItem(v.info, 0, 2).ResizeItem(v.charts, 0, 1)
-			v.root.ResizeItem(top, 12+latH*3/5, 0)
+			v.root.ResizeItem(top, 12+min(latH, 1)+latH*3/5, 0) // from 30 lines a line more: the QoS line
 		} else {
 			top.ResizeItem(v.info, 0, 1).ResizeItem(v.charts, 0, 1)
-			v.root.ResizeItem(top, max(11, 8+latH), 0)
+			v.root.ResizeItem(top, max(12, 9+latH), 0)
 		}
 		if h < 30 { // the events keep rows: as many lines as the packets
 			v.root.ResizeItem(v.packets, 0, 1)
@@ -160,7 +160,7 @@ func (v *detailView) Refresh(s *Snapshot) {
 	}
 	f := &r.Flows[v.flow]
 	titled(v.info.Box, "Flow #"+itoa(v.flow+1))
-	v.info.SetText(flowInfo(r, f) + flowPerf(r, f))
+	v.info.SetText(flowInfo(r, f) + flowPerf(r, f) + "[green]QoS      [-] " + flowQoS(f) + "\n")
 	v.refreshChart(s, f)
 	v.refreshLatency(s)
 

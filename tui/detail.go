@@ -36,7 +36,8 @@ type detailView struct {
 	charts *tview.Flex
 }
 
-var detailEventColumns = []column{{title: "Time", right: true}, {title: "Kind"}, {title: "Flow", max: 48}, {title: "Details", expand: 1}}
+var detailEventColumns = []column{{title: "Time", right: true}, {title: "Kind"}, {title: "Flow", max: 48}, {title: "Frame", right: true},
+	{title: "Details", expand: 1}}
 
 func newDetailView(u *UI) *detailView {
 	v := &detailView{u: u, flow: -1, evFlow: -1}
@@ -175,7 +176,7 @@ func (v *detailView) Refresh(s *Snapshot) {
 					keep = selectedRow(v.events)
 				}
 				v.evReport, v.evFlow, v.evRows = r, flow, rows
-				setContent(v.events, eventContent(r, rows, true), keep)
+				setContent(v.events, eventContent(r, rows, true, v.u.frames.label), keep)
 				v.selectEvent(selectedRow(v.events))
 				titled(v.events.Box, "Events ("+fmtCount(int64(len(rows)))+", Enter: open the frame)")
 			}
@@ -249,8 +250,9 @@ func flowInfo(r *analysis.Report, f *analysis.FlowReport) string {
 	return b.String()
 }
 
-// eventContent is an events table over rows of r.Events.
-func eventContent(r *analysis.Report, rows []int32, flowCol bool) *tableContent {
+// eventContent is an events table over rows of r.Events; frame labels an
+// event with the frame that shows it (eventFrames.label).
+func eventContent(r *analysis.Report, rows []int32, flowCol bool, frame func(*analysis.Report, int32) string) *tableContent {
 	cols := eventColumns
 	if flowCol {
 		cols = detailEventColumns
@@ -277,6 +279,8 @@ func eventContent(r *analysis.Report, rows []int32, flowCol bool) *tableContent 
 					return optString(e.SrcMAC), m
 				}
 				return optString(e.Flow), m
+			case 3:
+				return frame(r, rows[row]), m
 			}
 			return eventDetail(e, start), m
 		},

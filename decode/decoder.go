@@ -66,6 +66,8 @@ type Decoder struct {
 	deferMin int    // defer for IP packets of at least this many bytes; 0: never
 	pendIP   []byte // the deferred packet, or nil
 	pendOff  int    // its UDP header's offset
+
+	tr *trace // where the headers are (TreeLines); nil when decoding fast
 }
 
 // NewDecoder returns a Decoder for cfg.
@@ -199,6 +201,9 @@ func (d *Decoder) ethernet(b []byte, wire, depth int, p *Packet) {
 	if len(b) < 14 {
 		return
 	}
+	if d.tr != nil {
+		d.tr.ethernet(b)
+	}
 	copy(p.DstMAC[:], b[0:6])
 	copy(p.SrcMAC[:], b[6:12])
 	p.HasMAC = true
@@ -226,6 +231,9 @@ func (d *Decoder) ethernet(b []byte, wire, depth int, p *Packet) {
 // etherType dispatches on the EtherType of the bytes in b (wire bytes
 // remaining on the wire from b's start).
 func (d *Decoder) etherType(et uint16, b []byte, wire, depth int, p *Packet) {
+	if d.tr != nil {
+		d.tr.network(b)
+	}
 	p.EtherType = et
 	switch et {
 	case etherTypeIPv4:
@@ -397,6 +405,9 @@ func (d *Decoder) transport(ip []byte, off, total, depth int, p *Packet) {
 // udp decodes the UDP header at ip[off:] and, on the RoCE port, the BTH.
 func (d *Decoder) udp(ip []byte, off, total, depth int, p *Packet) {
 	u := ip[off:]
+	if d.tr != nil {
+		d.tr.udp = d.tr.at(u)
+	}
 	if len(u) < 8 {
 		return
 	}

@@ -173,6 +173,9 @@ func (d *Decoder) mpls(b []byte, wire, depth int, p *Packet) {
 	if len(b) <= off {
 		return
 	}
+	if d.tr != nil {
+		d.tr.network(b[off:])
+	}
 	switch b[off] >> 4 {
 	case 4:
 		d.ipv4(b[off:], wire-off, depth, p)

@@ -19,7 +19,7 @@ import (
 type eventFrames struct {
 	u      *UI
 	report *analysis.Report
-	labels map[int32]string    // event index -> label ("-": no frame shows it)
+	labels map[int32]string   // event index -> label ("-": no frame shows it)
 	want   map[int32]struct{} // asked for, not resolved yet
 	busy   bool               // a job is resolving
 }

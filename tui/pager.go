@@ -186,7 +186,7 @@ func (p *Pager) Detail(s *Snapshot, pos int) *PacketDetail {
 	if _, err := p.read(s, pos, &rec, &pkt, nil); err != nil {
 		return &PacketDetail{Pos: pos, Err: err}
 	}
-	return makeDetail(pos, p.names[rec.File], &rec, &pkt, p.linkBps)
+	return makeDetail(pos, p.names[rec.File], &rec, &pkt, p.cfg, p.linkBps)
 }
 
 // errNotReReadable is the error of a frame whose file the pager has no

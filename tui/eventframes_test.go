@@ -13,7 +13,8 @@ import (
 // loss_nak_replay's A->B frames 1-4 carry PSN 1000, 1001, 1002, 1004 (the
 // gap shows at frame 4), B's NAK is frame 5, the replay starts at frame 9
 // (see TestPacketsFilterKeepsFrame); congestion_cnp's CNPs are its frames
-// 16 and 26 (+112 µs and +240 µs).
+// 16 and 26 (+112 µs and +240 µs); a psn_conflict is shown by the
+// conflicting frame.
 func TestEventsFrameColumn(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -27,6 +28,10 @@ func TestEventsFrameColumn(t *testing.T) {
 		{"nak", func(t *testing.T) []string { return []string{lossNAK(t)} }, "3", "nak", " 5 ", "Headers of frame 5"},
 		{"retransmission", func(t *testing.T) []string { return []string{lossNAK(t)} }, "3", "retransmission", " 9 ", "Headers of frame 9"},
 		{"flow detail", func(t *testing.T) []string { return []string{lossNAK(t)} }, "2\r", "psn_gap", " 4 ", "Headers of frame 4"},
+		// perfCapture: a READ Request (frame 1), its three responses
+		// (2400 bytes at PMTU 1024: frames 2-4), then the SEND whose PSN
+		// falls inside the READ's span: frame 5.
+		{"psn_conflict", func(t *testing.T) []string { return []string{perfCapture(t)} }, "3", "psn_conflict", " 5 ", "Headers of frame 5"},
 		// Two files: the congestion capture is file 2.
 		{"two files", func(t *testing.T) []string { return []string{lossNAK(t), congestion(t)} }, "3", "cnp", " 2:16 ", "Headers of frame 16"},
 	}

@@ -279,7 +279,7 @@ func eventShownBy(ev *analysis.EventReport, pkt *decode.Packet) bool {
 		return pkt.Ext&decode.ExtAETH != 0 && psnIs()
 	case "cnp":
 		return pkt.Kind == decode.KindCNP
-	case "hop_loss":
+	case "hop_loss", "psn_conflict": // the frame's own PSN and opcode
 		return pkt.Kind == decode.KindRoCE && psnIs() && (ev.OpcodeName == nil || pkt.BTH.Opcode.String() == *ev.OpcodeName)
 	case "pause":
 		if ev.SrcMAC == nil || net.HardwareAddr(pkt.SrcMAC[:]).String() != *ev.SrcMAC {

@@ -201,9 +201,6 @@ func (d *Decoder) ethernet(b []byte, wire, depth int, p *Packet) {
 	if len(b) < 14 {
 		return
 	}
-	if d.tr != nil {
-		d.tr.ethernet(b)
-	}
 	copy(p.DstMAC[:], b[0:6])
 	copy(p.SrcMAC[:], b[6:12])
 	p.HasMAC = true
@@ -231,9 +228,6 @@ func (d *Decoder) ethernet(b []byte, wire, depth int, p *Packet) {
 // etherType dispatches on the EtherType of the bytes in b (wire bytes
 // remaining on the wire from b's start).
 func (d *Decoder) etherType(et uint16, b []byte, wire, depth int, p *Packet) {
-	if d.tr != nil {
-		d.tr.network(b)
-	}
 	p.EtherType = et
 	switch et {
 	case etherTypeIPv4:
@@ -405,9 +399,6 @@ func (d *Decoder) transport(ip []byte, off, total, depth int, p *Packet) {
 // udp decodes the UDP header at ip[off:] and, on the RoCE port, the BTH.
 func (d *Decoder) udp(ip []byte, off, total, depth int, p *Packet) {
 	u := ip[off:]
-	if d.tr != nil {
-		d.tr.udp = d.tr.at(u)
-	}
 	if len(u) < 8 {
 		return
 	}
@@ -537,6 +528,7 @@ func (d *Decoder) gre(b []byte, wire, depth int, p *Packet) {
 	}
 	p.resetInner()
 	p.Encap = enc
+	d.traceEthernet(b[off:])
 	d.ethernet(b[off:], wire-off, depth+1, p)
 }
 

@@ -83,7 +83,7 @@ func appendLinkTree(t *treeWriter, p *Packet, linkBps int64) {
 			t.line("802.1Q tags: %d (outermost PCP %d, VID %d)", p.VLANCount, p.VLANPCP, p.VLANID)
 		}
 		if p.EtherType != 0 {
-			t.at(l.eth+l.ethLen-2, 2)
+			t.at(l.etherType, 2)
 			t.line("Type: 0x%04x", p.EtherType)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/bits"
 	"net"
 	"slices"
 
@@ -105,6 +106,24 @@ type FlowReport struct {
 	// busiest window of flows.Table.Bin (--bin), floor(bytes × 8 × 10^9 / W).
 	GoodputBps *int64 `json:"goodput_bps"`
 	PeakBps    int64  `json:"peak_bps"`
+
+	// QoS marking (issue 16), to check a "lossless priority" finding:
+	// dscp is the DSCP of the flow's non-CNP frames (of its CNPs for a flow
+	// of CNPs only), the lowest when they had several (dscp_mixed);
+	// vlan_id and pcp are the outermost VLAN tag of its first non-CNP frame
+	// (first CNP), null when untagged, and vlan_mixed says that a later
+	// frame had another id or PCP or was tagged differently (flows.VLAN).
+	// src_port is the UDP source port of its first non-CNP frame (null: a
+	// flow of CNPs), src_ports the number of distinct ones, counted up to
+	// 8, and src_ports_more that there were more.
+	DSCP         int  `json:"dscp"`
+	DSCPMixed    bool `json:"dscp_mixed"`
+	VLANID       *int `json:"vlan_id"`
+	PCP          *int `json:"pcp"`
+	VLANMixed    bool `json:"vlan_mixed"`
+	SrcPort      *int `json:"src_port"`
+	SrcPorts     int  `json:"src_ports"`
+	SrcPortsMore bool `json:"src_ports_more"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -253,7 +272,34 @@ func flowReport(f *flows.Flow) FlowReport {
 		fr.Peer = ptr(p.ID())
 	}
 	addFlowLatency(&fr, f)
+	addFlowQoS(&fr, f)
 	return fr
+}
+
+// addFlowQoS sets the flow's DSCP, VLAN tag and source ports (one
+// allocation for the nullable values of a tagged flow).
+func addFlowQoS(fr *FlowReport, f *flows.Flow) {
+	dscps := f.DSCPMask
+	if f.DataPackets == 0 {
+		dscps = f.CNPDSCPMask
+	}
+	fr.DSCP, fr.DSCPMixed = bits.TrailingZeros64(dscps)&63, bits.OnesCount64(dscps) > 1
+	v := f.VLAN()
+	fr.VLANMixed = v.Mixed
+	port, hasPort := f.FirstSrcPort()
+	if !v.Tagged && !hasPort {
+		return
+	}
+	vals := new([3]int)
+	if v.Tagged {
+		vals[0], vals[1] = int(v.ID), int(v.PCP)
+		fr.VLANID, fr.PCP = &vals[0], &vals[1]
+	}
+	if hasPort {
+		vals[2] = int(port)
+		fr.SrcPort = &vals[2]
+	}
+	fr.SrcPorts, fr.SrcPortsMore = f.NumSrcPorts()
 }
 
 func pfcReport(s *flows.PFCStat) PFCReport {

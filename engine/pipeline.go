@@ -23,10 +23,13 @@ const (
 	pipelineSlab  = 128 << 10
 	pipelineRing  = 16
 	maxIPPacket   = 40 + 65535 // IPv6 header and the largest payload length
-	// deferICRCMin: unless the inputs are mapped (the hand-over then costs
-	// no copy), the ICRCs of smaller IP packets (ACKs, CNPs, frames cut
-	// by a mirror's snaplen) are checked where they are decoded, while their
-	// bytes are in that core's cache; only bigger ones go to the consumer.
+	// deferICRCMin: the ICRCs of smaller IP packets (ACKs, CNPs, frames
+	// cut by a mirror's snaplen) are checked where they are decoded, while
+	// their bytes are in that core's cache; only bigger ones go to the
+	// consumer. Also when the inputs are mapped (the hand-over then costs
+	// no copy): the consumer, which runs the flow table, is the slower
+	// stage on mirror captures, and a small frame's check costs it a cache
+	// miss on the mapping besides the CRC.
 	deferICRCMin = 256
 	pipelineSpin = 2000
 )
@@ -140,17 +143,13 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 // of free and sends them on full, and returns in.Each's error.
 func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan *packetBatch) error {
 	mapped := in.Mapped()
-	deferMin := deferICRCMin
-	if mapped {
-		deferMin = 1 // no copy to make: hand every check over
-	}
 	dec := decode.NewDecoder(cfg)
 	b := <-free
 	deferICRC := true
 	err := in.Each(ctx, func(rec *pcapio.Record) error {
 		if !deferICRC {
 			dec.DecodeRecord(rec, &b.p[b.n])
-		} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferMin); ip != nil {
+		} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferICRCMin); ip != nil {
 			if !mapped {
 				if b.slab == nil {
 					// Room for one more IP packet past the limit: no growth,

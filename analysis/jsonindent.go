@@ -1,5 +1,7 @@
 package analysis
 
+import "bytes"
+
 // appendIndented appends src, a compact JSON value as encoding/json writes
 // it (no white space outside strings), to dst indented as json.Indent(dst,
 // src, prefix, indent) would: the same bytes (TestAppendIndented), without
@@ -19,6 +21,13 @@ func appendIndented(dst, src []byte, prefix, indent string) []byte {
 		switch c {
 		case '"':
 			j := stringEnd(src, i)
+			dst = append(dst, src[i:j]...)
+			i = j - 1
+		case 't', 'f', 'n', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			j := i + 1 // a literal or number: up to the next punctuation
+			for j < len(src) && !isPunct(src[j]) {
+				j++
+			}
 			dst = append(dst, src[i:j]...)
 			i = j - 1
 		case '{', '[':
@@ -44,18 +53,30 @@ func appendIndented(dst, src []byte, prefix, indent string) []byte {
 	return dst
 }
 
+// isPunct reports whether c ends a literal or number in compact JSON.
+func isPunct(c byte) bool {
+	return c == ',' || c == '}' || c == ']' || c == ':'
+}
+
 // stringEnd returns the index just past the JSON string that starts with
-// the quote at src[i] (len(src) if it is not closed).
+// the quote at src[i] (len(src) if it is not closed): the first quote
+// after it preceded by an even number of backslashes.
 func stringEnd(src []byte, i int) int {
-	for j := i + 1; j < len(src); j++ {
-		switch src[j] {
-		case '\\':
-			j++ // the escaped byte (\" or \\ among them)
-		case '"':
-			return j + 1
+	for j := i + 1; ; {
+		k := bytes.IndexByte(src[j:], '"')
+		if k < 0 {
+			return len(src)
 		}
+		q := j + k
+		n := 0
+		for b := q - 1; b > i && src[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
 	}
-	return len(src)
 }
 
 // appendNewline appends a newline, prefix and depth times indent.

@@ -21,6 +21,7 @@ func TestAppendIndented(t *testing.T) {
 		{"prefix on every new line", `{"a":[1,2]}`, "    ", "{\n      \"a\": [\n        1,\n        2\n      ]\n    }"},
 		{"punctuation inside strings", `{"k,{[:":"v]},\"x\":1"}`, "", "{\n  \"k,{[:\": \"v]},\\\"x\\\":1\"\n}"},
 		{"escaped backslash before the closing quote", `["a\\",{"b":"\\\""}]`, "", "[\n  \"a\\\\\",\n  {\n    \"b\": \"\\\\\\\"\"\n  }\n]"},
+		{"backslash pairs and escaped quotes", `["a\\\\",{"\\\"":"\\\\\"x"}]`, "", "[\n  \"a\\\\\\\\\",\n  {\n    \"\\\\\\\"\": \"\\\\\\\\\\\"x\"\n  }\n]"},
 		{"nested empties", `[[],{},[{}]]`, "", "[\n  [],\n  {},\n  [\n    {}\n  ]\n]"},
 		{"null true false", `{"n":null,"t":true,"f":false,"x":-1.5e+30}`, "", "{\n  \"n\": null,\n  \"t\": true,\n  \"f\": false,\n  \"x\": -1.5e+30\n}"},
 		{"non-ASCII and control escapes", `["é\u2028\u0001<&>"]`, "", "[\n  \"é\\u2028\\u0001<&>\"\n]"},

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
@@ -37,6 +38,7 @@ const (
 // packetBatch is a reusable batch of decoded packets.
 type packetBatch struct {
 	p    [pipelineBatch]decode.Packet
+	h    [pipelineBatch]uint64 // flows.FlowHash of each packet, computed by the producer
 	n    int
 	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
 	slab []byte        // the IP packets they cover, copied (unless the inputs are mapped)
@@ -81,6 +83,13 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // damage in the inputs' errors: one error per file, naming the first record
 // not fully read, whichever goroutine (or both) met the fault.
 func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decode.Packet)) error {
+	return batches(ctx, in, cfg, func(ps []decode.Packet, _ []uint64) { fn(ps) })
+}
+
+// batches is Batches, and passes fn each packet's flows.FlowHash too (hs[i]
+// for ps[i]), computed on the producer's goroutine: the flow table's
+// goroutine is the slower of the two on mirror captures.
+func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []decode.Packet, hs []uint64)) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
 	for range pipelineRing {
@@ -116,7 +125,7 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 				check.FinishICRC(&b.p[q.i], q.ip, q.udpOff)
 			}
 			cur, curI = nil, -1
-			fn(b.p[:b.n])
+			fn(b.p[:b.n], b.h[:b.n])
 			recycle(b)
 		}
 	}, func() (int, int64, bool) {
@@ -128,7 +137,7 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 	}, in.readers...)
 	if ferr != nil {
 		if curI >= 0 {
-			fn(cur.p[:curI]) // their ICRCs are checked, and they no longer read the mapping
+			fn(cur.p[:curI], cur.h[:curI]) // their ICRCs are checked, and they no longer read the mapping
 			recycle(cur)
 		}
 		for b := range full { // let the producer finish
@@ -162,6 +171,7 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan
 			}
 			b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
 		}
+		b.h[b.n] = flows.FlowHash(&b.p[b.n])
 		if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
 			full <- b
 			// Balance: leave the ICRCs of the next batch to the consumer

@@ -240,6 +240,9 @@ func validPMTU(n int) bool {
 
 // learnPMTU infers the PMTU from a First or Middle packet's payload length.
 func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
+	if f.pmtu != 0 && f.peerState != peerPaired && t.pmtu != 0 {
+		return // nothing left to learn (the usual case): skip the frame's tests
+	}
 	if t.cfg.PMTU > 0 || !p.HasPayloadLen || p.Malformed || !validPMTU(p.PayloadLen) {
 		return
 	}

@@ -416,11 +416,6 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw := jsonWriter{w: bufio.NewWriterSize(w, 64<<10), indent: indent}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
-	if indent {
-		// A member value: its first line follows the key, the others
-		// are at depth 1 and deeper.
-		jw.enc.SetIndent("  ", "  ")
-	}
 	jw.raw("{")
 	jw.member("capture", true)
 	jw.value(r.Capture)
@@ -462,7 +457,6 @@ type jsonWriter struct {
 	indent bool
 	enc    *json.Encoder // encodes into buf
 	buf    bytes.Buffer
-	elemEn *json.Encoder // encodes into buf, indented for array elements
 	tmp    []byte
 	err    error
 }
@@ -481,33 +475,32 @@ func (jw *jsonWriter) member(key string, first bool) {
 	}
 }
 
-// encode writes v encoded by enc (without Encode's newline).
-func (jw *jsonWriter) encode(enc *json.Encoder, v any) {
+// encode writes v encoded compact by enc (without Encode's newline) and,
+// when indenting, indented with prefix (what an Encoder with SetIndent(prefix,
+// "  ") writes; appendIndented does it faster).
+func (jw *jsonWriter) encode(v any, prefix string) {
 	jw.buf.Reset()
-	if err := enc.Encode(v); err != nil {
+	if err := jw.enc.Encode(v); err != nil {
 		if jw.err == nil {
 			jw.err = err
 		}
 		return
 	}
 	b := jw.buf.Bytes()
-	jw.w.Write(b[:len(b)-1])
+	b = b[:len(b)-1]
+	if jw.indent {
+		jw.tmp = appendIndented(jw.tmp[:0], b, prefix, "  ")
+		b = jw.tmp
+	}
+	jw.w.Write(b)
 }
 
-// value writes a member value.
-func (jw *jsonWriter) value(v any) { jw.encode(jw.enc, v) }
+// value writes a member value: its first line follows the key, the others
+// are at depth 1 and deeper.
+func (jw *jsonWriter) value(v any) { jw.encode(v, "  ") }
 
 // elem writes an element of a member array.
-func (jw *jsonWriter) elem(v any) {
-	if jw.elemEn == nil {
-		jw.elemEn = json.NewEncoder(&jw.buf)
-		jw.elemEn.SetEscapeHTML(false)
-		if jw.indent {
-			jw.elemEn.SetIndent("    ", "  ")
-		}
-	}
-	jw.encode(jw.elemEn, v)
-}
+func (jw *jsonWriter) elem(v any) { jw.encode(v, "    ") }
 
 // array writes a member array of n elements (null for a nil slice);
 // each(i) writes element i.

@@ -67,6 +67,7 @@ type EventReport struct {
 // one for all the events of a report; the pointers it returns are never
 // written through.
 type eventArena struct {
+	chunk int // values per chunk; 0: arenaChunk
 	i64   []int64
 	u32   []uint32
 	u8    []uint8
@@ -77,11 +78,14 @@ type eventArena struct {
 
 const arenaChunk = 4096
 
-// slot stores v in the current chunk of *s (a new chunk when it is full, so
-// earlier pointers stay valid) and returns its address.
-func slot[T any](s *[]T, v T) *T {
+// slot stores v in the current chunk of *s (a new chunk of n values when it
+// is full, so earlier pointers stay valid) and returns its address.
+func slot[T any](s *[]T, v T, n int) *T {
 	if len(*s) == cap(*s) {
-		*s = make([]T, 0, arenaChunk)
+		if n <= 0 {
+			n = arenaChunk
+		}
+		*s = make([]T, 0, n)
 	}
 	*s = append(*s, v)
 	return &(*s)[len(*s)-1]
@@ -124,28 +128,28 @@ func (a *eventArena) int64(v int64) *int64 {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.i64, v)
+	return slot(&a.i64, v, a.chunk)
 }
 
 func (a *eventArena) uint32(v uint32) *uint32 {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.u32, v)
+	return slot(&a.u32, v, a.chunk)
 }
 
 func (a *eventArena) uint8(v uint8) *uint8 {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.u8, v)
+	return slot(&a.u8, v, a.chunk)
 }
 
 func (a *eventArena) int(v int) *int {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.ints, v)
+	return slot(&a.ints, v, a.chunk)
 }
 
 // eventReport converts one event, its pointer fields taken from a (a nil

@@ -92,18 +92,6 @@ func medianRatio(rs []rateRatio) rateRatio {
 	return s[(len(s)+1)/2-1]
 }
 
-// setCCReaction fills the flows' cc_reaction_cnps and cc_rate_ratio_p50.
-func setCCReaction(t *flows.Table, r *Report, cc map[*flows.Flow]*ccFlow) {
-	for i, f := range t.Flows() {
-		c := cc[f]
-		if c == nil {
-			continue
-		}
-		r.Flows[i].CCReactionCNPs = int64(len(c.ratios))
-		r.Flows[i].CCRateRatioP50 = ptr(c.median.float())
-	}
-}
-
 // ccFindings adds cc_no_reaction, cnp_interval_short and cnp_marking.
 func (fd *finder) ccFindings(cc map[*flows.Flow]*ccFlow) {
 	for _, f := range fd.t.Flows() {

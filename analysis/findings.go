@@ -77,24 +77,24 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 				fe.firstNAKTsNs = e.TsNs
 			}
 			fe.nakTs = append(fe.nakTs, e.TsNs)
-			fe.nakCodes[e.Code]++
+			fe.nakCodes[e.Code()]++
 		case flows.EventRNRNAK:
 			fe := get(e.Flow)
 			if len(fe.rnrTs) == 0 {
 				fe.firstRNRTsNs = e.TsNs
-				fe.firstRNRTimerNs = e.TimerNs
+				fe.firstRNRTimerNs = e.TimerNs()
 			}
 			fe.rnrTs = append(fe.rnrTs, e.TsNs)
 		case flows.EventRetransmission:
-			if !e.HasAfterNAK {
+			if !e.HasAfterNAK() {
 				fe := get(e.Flow)
 				if fe.timeouts == 0 {
 					fe.firstTimeoutPSN, fe.firstTimeoutTsNs = uint32(e.PSN), e.TsNs
-					fe.minTimeoutIdle = e.IdleNs
+					fe.minTimeoutIdle = e.IdleNs()
 				}
-				fe.minTimeoutIdle = min(fe.minTimeoutIdle, e.IdleNs)
+				fe.minTimeoutIdle = min(fe.minTimeoutIdle, e.IdleNs())
 				fe.timeouts++
-				fe.timeoutPackets += e.Packets
+				fe.timeoutPackets += e.Packets()
 			}
 		case flows.EventCNP:
 			if e.Target == nil {
@@ -106,7 +106,7 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 				continue
 			}
 			fe := get(e.Target)
-			if e.HasECNToCNP {
+			if e.HasECNToCNP() {
 				fe.cnpWithLatency++
 			} else {
 				if fe.cnpNoCE == 0 {

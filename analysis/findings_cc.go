@@ -60,7 +60,7 @@ func ccReactions(t *flows.Table) map[*flows.Flow]*ccFlow {
 	evs := t.Events()
 	for i := range evs {
 		e := &evs[i]
-		if e.Kind != flows.EventCNP || e.Target == nil || !e.HasRateBefore || !e.HasRateAfter || e.RateBeforeBps <= 0 {
+		if e.Kind != flows.EventCNP || e.Target == nil || !e.HasRateBefore() || !e.HasRateAfter() || e.RateBeforeBps() <= 0 {
 			continue
 		}
 		c := m[e.Target]
@@ -68,7 +68,7 @@ func ccReactions(t *flows.Table) map[*flows.Flow]*ccFlow {
 			c = &ccFlow{}
 			m[e.Target] = c
 		}
-		c.ratios = append(c.ratios, rateRatio{e.RateAfterBps, e.RateBeforeBps})
+		c.ratios = append(c.ratios, rateRatio{e.RateAfterBps(), e.RateBeforeBps()})
 	}
 	for _, c := range m {
 		c.median = medianRatio(c.ratios)

@@ -288,8 +288,8 @@ func ptr[T any](v T) *T { return &v }
 func cnpLatency(evs []flows.Event) LatencySummary {
 	var v []int64
 	for i := range evs {
-		if evs[i].Kind == flows.EventCNP && evs[i].HasECNToCNP {
-			v = append(v, evs[i].ECNToCNPNs)
+		if evs[i].Kind == flows.EventCNP && evs[i].HasECNToCNP() {
+			v = append(v, evs[i].ECNToCNPNs())
 		}
 	}
 	return summarize(v)

@@ -302,10 +302,10 @@ func (t *Table) observeAck(f *Flow, p *decode.Packet) {
 	switch kind {
 	case decode.SyndromeNAK:
 		f.NAKs++
-		t.emit(Event{Kind: EventNAK, TsNs: p.TsNs, Flow: f, PSN: psn, Code: code})
+		t.emit(nakEvent(EventNAK, p.TsNs, f, psn, code, 0))
 	case decode.SyndromeRNRNAK:
 		f.RNRNAKs++
-		t.emit(Event{Kind: EventRNRNAK, TsNs: p.TsNs, Flow: f, PSN: psn, Code: code, TimerNs: decode.RNRTimerNs(code)})
+		t.emit(nakEvent(EventRNRNAK, p.TsNs, f, psn, code, decode.RNRTimerNs(code)))
 	case decode.SyndromeACK, decode.SyndromeReserved:
 	}
 }
@@ -383,7 +383,6 @@ func (t *Table) resolveEvents() {
 		if hadPrev && nak <= prev {
 			continue // that NAK was answered by the previous replay
 		}
-		e.AfterNAKNs = e.TsNs - nak
-		e.HasAfterNAK = true
+		e.setAfterNAK(e.TsNs - nak)
 	}
 }

@@ -421,7 +421,7 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 func (l *loader) event(e *flows.Event) {
 	switch e.Kind {
 	case flows.EventPause:
-		l.tl.addSpan(SeriesPaused, e.TsNs, e.EndNs)
+		l.tl.addSpan(SeriesPaused, e.TsNs, e.EndNs())
 	case flows.EventPSNGap, flows.EventRetransmission, flows.EventNAK, flows.EventRNRNAK:
 		l.tl.add(SeriesProblems, e.TsNs, 1)
 	case flows.EventCNP:

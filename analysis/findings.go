@@ -68,8 +68,8 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 		}
 		return fe
 	}
-	for i := range t.Events() {
-		e := &t.Events()[i]
+	for i := range t.NumEvents() {
+		e := t.Event(i)
 		switch e.Kind {
 		case flows.EventNAK:
 			fe := get(e.Flow)

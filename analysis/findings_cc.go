@@ -57,9 +57,8 @@ type ccFlow struct {
 // median ratio: the ceil(n/2)-th smallest, compared exactly.
 func ccReactions(t *flows.Table) map[*flows.Flow]*ccFlow {
 	m := map[*flows.Flow]*ccFlow{}
-	evs := t.Events()
-	for i := range evs {
-		e := &evs[i]
+	for i := range t.NumEvents() {
+		e := t.Event(i)
 		if e.Kind != flows.EventCNP || e.Target == nil || !e.HasRateBefore() || !e.HasRateAfter() || e.RateBeforeBps() <= 0 {
 			continue
 		}
@@ -115,9 +114,8 @@ func (fd *finder) cnpIntervals() {
 		seen, short    int
 	}
 	per := map[*flows.Flow]*stat{}
-	evs := fd.t.Events() // sorted by time
-	for i := range evs {
-		e := &evs[i]
+	for i := range fd.t.NumEvents() { // sorted by time
+		e := fd.t.Event(i)
 		if e.Kind != flows.EventCNP || e.Target == nil {
 			continue
 		}

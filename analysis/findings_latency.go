@@ -62,8 +62,8 @@ func (fd *finder) pmtuMismatch() {
 	}
 	by := map[*flows.Flow]*conflicts{}
 	var order []*flows.Flow
-	for i := range fd.t.Events() {
-		e := &fd.t.Events()[i]
+	for i := range fd.t.NumEvents() {
+		e := fd.t.Event(i)
 		if e.Kind != flows.EventPSNConflict {
 			continue
 		}

@@ -50,7 +50,7 @@ func (r *Report) AppendFlows(dst []FlowReport, from, to int) []FlowReport {
 // the table's for a lean report.
 func (r *Report) NumEvents() int {
 	if r.lean != nil {
-		return len(r.lean.t.Events())
+		return r.lean.t.NumEvents()
 	}
 	return len(r.Events)
 }
@@ -63,10 +63,9 @@ func (r *Report) AppendEvents(dst []EventReport, from, to int) []EventReport {
 	if r.lean == nil {
 		return append(dst, r.Events[from:to]...)
 	}
-	evs := r.lean.t.Events()[from:to]
-	a := eventArena{chunk: len(evs)}
-	for i := range evs {
-		dst = append(dst, a.eventReport(&evs[i]))
+	a := eventArena{chunk: to - from}
+	for i := from; i < to; i++ {
+		dst = append(dst, a.eventReport(r.lean.t.Event(i)))
 	}
 	return dst
 }

@@ -231,16 +231,16 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		r.lean = &leanSource{t: t, cc: cc}
 	} else {
 		r.Flows = make([]FlowReport, 0, len(t.Flows()))
-		r.Events = make([]EventReport, 0, len(t.Events()))
+		r.Events = make([]EventReport, 0, t.NumEvents())
 		for _, f := range t.Flows() {
 			r.Flows = append(r.Flows, flowRow(f, t.Bin(), cc))
 		}
 		var arena eventArena
-		for i := range t.Events() {
-			r.Events = append(r.Events, arena.eventReport(&t.Events()[i]))
+		for i := range t.NumEvents() {
+			r.Events = append(r.Events, arena.eventReport(t.Event(i)))
 		}
 	}
-	r.CNPLatency = cnpLatency(t.Events())
+	r.CNPLatency = cnpLatency(t)
 	for _, s := range t.PFC() {
 		r.PFC = append(r.PFC, pfcReport(s))
 	}
@@ -285,11 +285,11 @@ func macString(m [6]byte) string { return net.HardwareAddr(m[:]).String() }
 func ptr[T any](v T) *T { return &v }
 
 // cnpLatency summarises the non-null ecn_to_cnp_ns values, nearest-rank.
-func cnpLatency(evs []flows.Event) LatencySummary {
+func cnpLatency(t *flows.Table) LatencySummary {
 	var v []int64
-	for i := range evs {
-		if evs[i].Kind == flows.EventCNP && evs[i].HasECNToCNP() {
-			v = append(v, evs[i].ECNToCNPNs())
+	for i := range t.NumEvents() {
+		if e := t.Event(i); e.Kind == flows.EventCNP && e.HasECNToCNP() {
+			v = append(v, e.ECNToCNPNs())
 		}
 	}
 	return summarize(v)

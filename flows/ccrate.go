@@ -68,7 +68,7 @@ func (t *Table) addRequest(f *Flow, psn PSN, p *decode.Packet) {
 	if c.ccCount < CNPRateWindow {
 		return
 	}
-	e := &t.events[c.ccPending-1]
+	e := t.events.at(c.ccPending - 1)
 	c.ccPending = 0
 	if r, ok := f.windowRate(); ok {
 		e.setRateAfter(r)

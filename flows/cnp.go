@@ -18,7 +18,7 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 			e.setECNToCNP(p.TsNs - target.cold.ceFirst)
 			target.req.cePending = false
 		}
-		t.cnpRates(&e, len(t.events))
+		t.cnpRates(&e, t.events.len())
 	}
 	t.emit(e)
 }

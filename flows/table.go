@@ -44,7 +44,7 @@ type Table struct {
 	order []*Flow
 	hosts map[hostPair]*hostGroup
 
-	events []Event
+	events eventStore
 
 	pfc      map[PFCKey]*PFCStat
 	pfcOrder []*PFCStat
@@ -60,6 +60,7 @@ type Table struct {
 
 	frameEvents EventMask // the events the frame being observed shows (FrameEvents)
 	frameStart  int       // len(events) before the frame being observed (FrameEventList)
+	frameBuf    []Event   // FrameEventList's copy when the frame's events straddle two chunks
 }
 
 type hostGroup struct {
@@ -139,7 +140,22 @@ func (t *Table) FlowsDropped() int64 { return t.dropped }
 // Events returns the events. After Finish they are sorted by time, then flow
 // (first-seen order; pause events, which have no flow, after flow events),
 // then kind, then the order they were found in.
-func (t *Table) Events() []Event { return t.events }
+//
+// Events returns a copy: NumEvents and Event read them without copying.
+func (t *Table) Events() []Event {
+	out := make([]Event, t.events.len())
+	for i := range out {
+		out[i] = *t.events.at(i)
+	}
+	return out
+}
+
+// NumEvents returns the number of events.
+func (t *Table) NumEvents() int { return t.events.len() }
+
+// Event returns the i-th event (0 <= i < NumEvents), in the order Events
+// gives; the event is the table's (read it, do not change it).
+func (t *Table) Event(i int) *Event { return t.events.at(i) }
 
 // PFC returns the PFC/PAUSE state per (source MAC, priority), sorted by MAC
 // then priority (802.3x, priority -1, first).
@@ -154,7 +170,7 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 // no flow: a malformed frame (p.Malformed) changes nothing, and a frame of
 // a flow beyond Config.MaxFlows starts none (FlowsDropped counts it).
 func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
-	t.frameEvents, t.frameStart = 0, len(t.events)
+	t.frameEvents, t.frameStart = 0, t.events.len()
 	if p.Malformed {
 		return nil
 	}
@@ -271,7 +287,7 @@ func (t *Table) emit(e Event) {
 		// the frame that started the episode, see FrameEvents)
 		t.markFrame(e.Kind)
 	}
-	t.events = append(t.events, e)
+	t.events.add(e)
 }
 
 // observeAck handles Acknowledge and ATOMIC Acknowledge frames: pairing
@@ -326,7 +342,7 @@ func (t *Table) Finish() {
 	}
 	t.finishPFC()
 	t.finishRates()
-	slices.SortStableFunc(t.events, compareEvents)
+	t.events.sortStable()
 	t.resolveEvents()
 }
 
@@ -337,7 +353,7 @@ func flowOrder(f *Flow) int {
 	return int(f.index)
 }
 
-func compareEvents(a, b Event) int {
+func compareEvents(a, b *Event) int {
 	if c := cmp.Compare(a.TsNs, b.TsNs); c != 0 {
 		return c
 	}
@@ -352,8 +368,8 @@ func compareEvents(a, b Event) int {
 func (t *Table) resolveEvents() {
 	// nakTs[flow]: the times of the flow's NAKs and RNR NAKs, ascending.
 	nakTs := make(map[*Flow][]int64)
-	for i := range t.events {
-		e := &t.events[i]
+	for i := range t.events.len() {
+		e := t.events.at(i)
 		switch e.Kind {
 		case EventNAK, EventRNRNAK:
 			e.Target = e.Flow.Peer()
@@ -362,8 +378,8 @@ func (t *Table) resolveEvents() {
 	}
 	// lastReplay[flow index] = start of the previous replay episode + 1 (0: none).
 	lastReplay := make(map[*Flow]int64)
-	for i := range t.events {
-		e := &t.events[i]
+	for i := range t.events.len() {
+		e := t.events.at(i)
 		if e.Kind != EventRetransmission {
 			continue
 		}

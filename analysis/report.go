@@ -176,7 +176,8 @@ type Options struct {
 	// instead, which must not change afterwards: the rows are built from it
 	// a chunk at a time by WriteJSON and export (NumFlows, AppendFlows,
 	// NumEvents, AppendEvents; lean.go), so the report costs no memory per
-	// flow or event. Materialize fills Flows and Events.
+	// flow or event. Materialize fills Flows and Events; json.Marshal of a
+	// lean report has no rows (WriteJSON has them).
 	Lean bool
 }
 

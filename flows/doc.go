@@ -12,8 +12,14 @@
 // index slot); what only some flows need (the ring of recent requests, READ
 // state, replays, READ responses, pairing votes, CE marks, more than one
 // source port, the request memory of latency.go) is made on first need. A
-// stored event is 136 bytes. TestMemoryPerFlowAndEvent holds the bounds
-// (400 and 152 bytes). The table
+// stored event is 64 bytes: the values of its kind share four 8-byte
+// slots (Event; read with its methods), and the table keeps events in
+// chunks of 4096 (eventstore.go), so storing more never copies the ones
+// stored (a growing slice holds its old and new arrays together while it
+// copies). Events returns a copy; NumEvents and Event read in place.
+// TestMemoryPerFlowAndEvent holds the bounds (400 bytes per flow, 128 per
+// event; measured 380 and 66), analysis.TestMemoryEndToEnd the same bounds
+// for the table plus a lean report (analysis.Options.Lean). The table
 // holds at most Config.MaxFlows flows (DefaultMaxFlows; --max-flows): a
 // frame that would start a flow beyond it belongs to none, Observe returns
 // nil for it, and FlowsDropped counts it (the capture counters still count
@@ -247,7 +253,8 @@
 //
 // Finish sorts events by ts_ns, then flow (first-seen order; pause events
 // after flow events), then kind (psn_gap, retransmission, nak, rnr_nak, cnp,
-// pause, psn_conflict), then discovery order. A retransmission's ts_ns is its first
+// pause, psn_conflict), then discovery order (a stable sort in place over
+// the chunks, skipped when they are in order already). A retransmission's ts_ns is its first
 // replayed packet; a psn_gap's is the packet that revealed it.
 //
 // # The events of a frame

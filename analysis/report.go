@@ -396,14 +396,17 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	var fb []FlowReport // a lean report's rows, rowChunk at a time
 	nf := r.NumFlows()
 	jw.array(r.Flows == nil && r.lean == nil, nf, func(i int) {
+		var f *FlowReport
 		if r.lean == nil {
-			jw.elem(r.Flows[i])
-			return
+			f = &r.Flows[i]
+		} else {
+			if i%rowChunk == 0 {
+				fb = r.AppendFlows(fb[:0], i, min(i+rowChunk, nf))
+			}
+			f = &fb[i%rowChunk]
 		}
-		if i%rowChunk == 0 {
-			fb = r.AppendFlows(fb[:0], i, min(i+rowChunk, nf))
-		}
-		jw.elem(fb[i%rowChunk])
+		jw.tmp = f.appendJSON(jw.tmp[:0], indent)
+		jw.w.Write(jw.tmp)
 	})
 	jw.member("events", false)
 	var eb []EventReport

@@ -218,9 +218,20 @@ func findings(t *flows.Table, r *Report, opts Options, cc map[*flows.Flow]*ccFlo
 
 // sortFindings sorts out by severity, then flow, then code (stable).
 func sortFindings(t *flows.Table, out []Finding) {
-	order := make(map[string]int, len(t.Flows())) // flow id -> first-seen index
-	for _, f := range t.Flows() {
-		order[f.ID()] = f.Index()
+	// flow id -> first-seen index, of the flows with findings only (a map of
+	// every flow would cost ~100 bytes a flow at the report's peak)
+	order := make(map[string]int)
+	for _, f := range out {
+		if f.Flow != nil {
+			order[*f.Flow] = 0
+		}
+	}
+	if len(order) > 0 {
+		for _, f := range t.Flows() {
+			if _, ok := order[f.ID()]; ok {
+				order[f.ID()] = f.Index()
+			}
+		}
 	}
 	flowIdx := func(f Finding) int {
 		if f.Flow == nil {

@@ -83,6 +83,14 @@ func (r *Report) Materialize() {
 	r.lean = nil
 }
 
+// materializeFlows fills a lean report's Flows (WriteText ranks them); the
+// report stays lean, its events built on demand.
+func (r *Report) materializeFlows() {
+	if r.lean != nil && r.Flows == nil {
+		r.Flows = r.AppendFlows(make([]FlowReport, 0, r.NumFlows()), 0, r.NumFlows())
+	}
+}
+
 // flowRow is flow f's row of the report; bin is the table's rate window, cc
 // the DCQCN reactions (ccReactions).
 func flowRow(f *flows.Flow, bin int64, cc map[*flows.Flow]*ccFlow) FlowReport {

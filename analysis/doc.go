@@ -16,8 +16,9 @@
 // and an EventReport per flow and event (Flows and Events stay nil): WriteJSON
 // and export build the rows from it a chunk at a time (NumFlows, AppendFlows,
 // NumEvents, AppendEvents; lean.go), so a report of a million flows or events
-// costs the table only. WriteText materializes its copy; other consumers
-// that index the rows call Materialize. json.Marshal of a lean report has
+// costs the table only. WriteText fills its copy's Flows (it ranks them)
+// and reads the events a chunk at a time; other consumers that index the
+// rows call Materialize. json.Marshal of a lean report has
 // no rows: use WriteJSON. report --json and export build lean reports.
 //
 // # Counting

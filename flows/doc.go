@@ -148,7 +148,7 @@
 // A request that is not a READ Request, behind the expected PSN, outside a
 // replay episode, whose PSN is in [r+1, r+n-1] of the flow's latest READ r
 // when that READ is also the flow's latest request, is a psn_conflict
-// (Event fields PSN, Opcode, ReadPSN, ReadSpan, SenderPMTUs,
+// (Event values PSN, Opcode, ReadPSN, ReadSpan, SenderPMTUs,
 // ResponderPMTUs): n is the span a READ Response Last/Only revealed, else
 // ceil(L/PMTU); with the PMTU unknown (PMTUFor 0) there is none. The
 // expected PSN becomes psn + 1 and the request is remembered.

@@ -12,6 +12,15 @@
 //	analysis.WriteJSON(os.Stdout, r, true)      // report --json
 //	analysis.WriteText(os.Stdout, r, analysis.TextOptions{Color: isTTY})
 //
+// With Options.Lean, Build keeps the finished table instead of a FlowReport
+// and an EventReport per flow and event (Flows and Events stay nil): WriteJSON
+// and export build the rows from it a chunk at a time (NumFlows, AppendFlows,
+// NumEvents, AppendEvents; lean.go), so a report of a million flows or events
+// costs the table only. WriteText fills its copy's Flows (it ranks them)
+// and reads the events a chunk at a time; other consumers that index the
+// rows call Materialize. json.Marshal of a lean report has
+// no rows: use WriteJSON. report --json and export build lean reports.
+//
 // # Counting
 //
 // Counter follows the contract: packets = every frame observed (the caller

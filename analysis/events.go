@@ -67,6 +67,7 @@ type EventReport struct {
 // one for all the events of a report; the pointers it returns are never
 // written through.
 type eventArena struct {
+	chunk int // values per chunk; 0: arenaChunk
 	i64   []int64
 	u32   []uint32
 	u8    []uint8
@@ -77,11 +78,14 @@ type eventArena struct {
 
 const arenaChunk = 4096
 
-// slot stores v in the current chunk of *s (a new chunk when it is full, so
-// earlier pointers stay valid) and returns its address.
-func slot[T any](s *[]T, v T) *T {
+// slot stores v in the current chunk of *s (a new chunk of n values when it
+// is full, so earlier pointers stay valid) and returns its address.
+func slot[T any](s *[]T, v T, n int) *T {
 	if len(*s) == cap(*s) {
-		*s = make([]T, 0, arenaChunk)
+		if n <= 0 {
+			n = arenaChunk
+		}
+		*s = make([]T, 0, n)
 	}
 	*s = append(*s, v)
 	return &(*s)[len(*s)-1]
@@ -124,28 +128,28 @@ func (a *eventArena) int64(v int64) *int64 {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.i64, v)
+	return slot(&a.i64, v, a.chunk)
 }
 
 func (a *eventArena) uint32(v uint32) *uint32 {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.u32, v)
+	return slot(&a.u32, v, a.chunk)
 }
 
 func (a *eventArena) uint8(v uint8) *uint8 {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.u8, v)
+	return slot(&a.u8, v, a.chunk)
 }
 
 func (a *eventArena) int(v int) *int {
 	if a == nil {
 		return ptr(v)
 	}
-	return slot(&a.ints, v)
+	return slot(&a.ints, v, a.chunk)
 }
 
 // eventReport converts one event, its pointer fields taken from a (a nil
@@ -154,38 +158,38 @@ func (a *eventArena) eventReport(e *flows.Event) EventReport {
 	r := EventReport{Kind: e.Kind.String(), TsNs: e.TsNs, Flow: a.flowID(e.Flow)}
 	switch e.Kind {
 	case flows.EventPSNGap:
-		r.ExpectedPSN, r.PSN, r.Missing = a.uint32(uint32(e.ExpectedPSN)), a.uint32(uint32(e.PSN)), a.int64(e.Missing)
+		r.ExpectedPSN, r.PSN, r.Missing = a.uint32(uint32(e.ExpectedPSN())), a.uint32(uint32(e.PSN)), a.int64(e.Missing())
 	case flows.EventRetransmission:
-		r.PSN, r.Packets = a.uint32(uint32(e.PSN)), a.int64(e.Packets)
-		if e.HasAfterNAK {
-			r.AfterNAKNs = a.int64(e.AfterNAKNs)
+		r.PSN, r.Packets = a.uint32(uint32(e.PSN)), a.int64(e.Packets())
+		if e.HasAfterNAK() {
+			r.AfterNAKNs = a.int64(e.AfterNAKNs())
 		}
-		r.IdleNs = a.int64(e.IdleNs)
-		if e.HasSinceOriginal {
-			r.SinceOriginalNs = a.int64(e.SinceOriginalNs)
+		r.IdleNs = a.int64(e.IdleNs())
+		if e.HasSinceOriginal() {
+			r.SinceOriginalNs = a.int64(e.SinceOriginalNs())
 		}
 	case flows.EventPSNConflict:
-		r.PSN, r.OpcodeName = a.uint32(uint32(e.PSN)), ptr(decode.Opcode(e.Opcode).String())
-		r.ReadPSN, r.ReadSpan, r.SenderSpan = a.uint32(uint32(e.ReadPSN)), a.int64(int64(e.ReadSpan)), a.int64(e.SenderSpan())
+		r.PSN, r.OpcodeName = a.uint32(uint32(e.PSN)), ptr(decode.Opcode(e.Opcode()).String())
+		r.ReadPSN, r.ReadSpan, r.SenderSpan = a.uint32(uint32(e.ReadPSN())), a.int64(int64(e.ReadSpan())), a.int64(e.SenderSpan())
 	case flows.EventNAK:
-		r.PSN, r.Code, r.Name, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code), a.nakName(e.Code), a.flowID(e.Target)
+		r.PSN, r.Code, r.Name, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code()), a.nakName(e.Code()), a.flowID(e.Target)
 	case flows.EventRNRNAK:
-		r.PSN, r.Timer, r.TimerNs, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code), a.int64(e.TimerNs), a.flowID(e.Target)
+		r.PSN, r.Timer, r.TimerNs, r.TargetFlow = a.uint32(uint32(e.PSN)), a.uint8(e.Code()), a.int64(e.TimerNs()), a.flowID(e.Target)
 	case flows.EventCNP:
 		r.TargetFlow = a.flowID(e.Target)
-		if e.HasECNToCNP {
-			r.ECNToCNPNs = a.int64(e.ECNToCNPNs)
+		if e.HasECNToCNP() {
+			r.ECNToCNPNs = a.int64(e.ECNToCNPNs())
 		}
-		if e.HasRateBefore {
-			r.RateBeforeBps = a.int64(e.RateBeforeBps)
+		if e.HasRateBefore() {
+			r.RateBeforeBps = a.int64(e.RateBeforeBps())
 		}
-		if e.HasRateAfter {
-			r.RateAfterBps = a.int64(e.RateAfterBps)
+		if e.HasRateAfter() {
+			r.RateAfterBps = a.int64(e.RateAfterBps())
 		}
 	case flows.EventPause:
-		r.SrcMAC, r.EndNs, r.DurationNs, r.Frames = ptr(macString(e.SrcMAC)), a.int64(e.EndNs), a.int64(e.DurationNs), a.int64(e.Frames)
-		if e.Priority >= 0 {
-			r.Priority = a.int(int(e.Priority))
+		r.SrcMAC, r.EndNs, r.DurationNs, r.Frames = ptr(macString(e.SrcMAC())), a.int64(e.EndNs()), a.int64(e.DurationNs()), a.int64(e.Frames())
+		if e.Priority() >= 0 {
+			r.Priority = a.int(int(e.Priority()))
 		}
 	}
 	return r

@@ -68,8 +68,8 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 		}
 		return fe
 	}
-	for i := range t.Events() {
-		e := &t.Events()[i]
+	for i := range t.NumEvents() {
+		e := t.Event(i)
 		switch e.Kind {
 		case flows.EventNAK:
 			fe := get(e.Flow)
@@ -77,24 +77,24 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 				fe.firstNAKTsNs = e.TsNs
 			}
 			fe.nakTs = append(fe.nakTs, e.TsNs)
-			fe.nakCodes[e.Code]++
+			fe.nakCodes[e.Code()]++
 		case flows.EventRNRNAK:
 			fe := get(e.Flow)
 			if len(fe.rnrTs) == 0 {
 				fe.firstRNRTsNs = e.TsNs
-				fe.firstRNRTimerNs = e.TimerNs
+				fe.firstRNRTimerNs = e.TimerNs()
 			}
 			fe.rnrTs = append(fe.rnrTs, e.TsNs)
 		case flows.EventRetransmission:
-			if !e.HasAfterNAK {
+			if !e.HasAfterNAK() {
 				fe := get(e.Flow)
 				if fe.timeouts == 0 {
 					fe.firstTimeoutPSN, fe.firstTimeoutTsNs = uint32(e.PSN), e.TsNs
-					fe.minTimeoutIdle = e.IdleNs
+					fe.minTimeoutIdle = e.IdleNs()
 				}
-				fe.minTimeoutIdle = min(fe.minTimeoutIdle, e.IdleNs)
+				fe.minTimeoutIdle = min(fe.minTimeoutIdle, e.IdleNs())
 				fe.timeouts++
-				fe.timeoutPackets += e.Packets
+				fe.timeoutPackets += e.Packets()
 			}
 		case flows.EventCNP:
 			if e.Target == nil {
@@ -106,7 +106,7 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 				continue
 			}
 			fe := get(e.Target)
-			if e.HasECNToCNP {
+			if e.HasECNToCNP() {
 				fe.cnpWithLatency++
 			} else {
 				if fe.cnpNoCE == 0 {
@@ -218,9 +218,20 @@ func findings(t *flows.Table, r *Report, opts Options, cc map[*flows.Flow]*ccFlo
 
 // sortFindings sorts out by severity, then flow, then code (stable).
 func sortFindings(t *flows.Table, out []Finding) {
-	order := make(map[string]int, len(t.Flows())) // flow id -> first-seen index
-	for _, f := range t.Flows() {
-		order[f.ID()] = f.Index()
+	// flow id -> first-seen index, of the flows with findings only (a map of
+	// every flow would cost ~100 bytes a flow at the report's peak)
+	order := make(map[string]int)
+	for _, f := range out {
+		if f.Flow != nil {
+			order[*f.Flow] = 0
+		}
+	}
+	if len(order) > 0 {
+		for _, f := range t.Flows() {
+			if _, ok := order[f.ID()]; ok {
+				order[f.ID()] = f.Index()
+			}
+		}
 	}
 	flowIdx := func(f Finding) int {
 		if f.Flow == nil {

@@ -57,10 +57,9 @@ type ccFlow struct {
 // median ratio: the ceil(n/2)-th smallest, compared exactly.
 func ccReactions(t *flows.Table) map[*flows.Flow]*ccFlow {
 	m := map[*flows.Flow]*ccFlow{}
-	evs := t.Events()
-	for i := range evs {
-		e := &evs[i]
-		if e.Kind != flows.EventCNP || e.Target == nil || !e.HasRateBefore || !e.HasRateAfter || e.RateBeforeBps <= 0 {
+	for i := range t.NumEvents() {
+		e := t.Event(i)
+		if e.Kind != flows.EventCNP || e.Target == nil || !e.HasRateBefore() || !e.HasRateAfter() || e.RateBeforeBps() <= 0 {
 			continue
 		}
 		c := m[e.Target]
@@ -68,7 +67,7 @@ func ccReactions(t *flows.Table) map[*flows.Flow]*ccFlow {
 			c = &ccFlow{}
 			m[e.Target] = c
 		}
-		c.ratios = append(c.ratios, rateRatio{e.RateAfterBps, e.RateBeforeBps})
+		c.ratios = append(c.ratios, rateRatio{e.RateAfterBps(), e.RateBeforeBps()})
 	}
 	for _, c := range m {
 		c.median = medianRatio(c.ratios)
@@ -90,18 +89,6 @@ func medianRatio(rs []rateRatio) rateRatio {
 		return 0
 	})
 	return s[(len(s)+1)/2-1]
-}
-
-// setCCReaction fills the flows' cc_reaction_cnps and cc_rate_ratio_p50.
-func setCCReaction(t *flows.Table, r *Report, cc map[*flows.Flow]*ccFlow) {
-	for i, f := range t.Flows() {
-		c := cc[f]
-		if c == nil {
-			continue
-		}
-		r.Flows[i].CCReactionCNPs = int64(len(c.ratios))
-		r.Flows[i].CCRateRatioP50 = ptr(c.median.float())
-	}
 }
 
 // ccFindings adds cc_no_reaction, cnp_interval_short and cnp_marking.
@@ -127,9 +114,8 @@ func (fd *finder) cnpIntervals() {
 		seen, short    int
 	}
 	per := map[*flows.Flow]*stat{}
-	evs := fd.t.Events() // sorted by time
-	for i := range evs {
-		e := &evs[i]
+	for i := range fd.t.NumEvents() { // sorted by time
+		e := fd.t.Event(i)
 		if e.Kind != flows.EventCNP || e.Target == nil {
 			continue
 		}

@@ -62,8 +62,8 @@ func (fd *finder) pmtuMismatch() {
 	}
 	by := map[*flows.Flow]*conflicts{}
 	var order []*flows.Flow
-	for i := range fd.t.Events() {
-		e := &fd.t.Events()[i]
+	for i := range fd.t.NumEvents() {
+		e := fd.t.Event(i)
 		if e.Kind != flows.EventPSNConflict {
 			continue
 		}
@@ -80,7 +80,7 @@ func (fd *finder) pmtuMismatch() {
 		e := c.first
 		fd.add(SeverityError, CodePMTUMismatch, f,
 			"%s: requester behaves as PMTU %s, responder as %s (first at %s: the READ at PSN %d took %s, the next request came at +%d)",
-			plural(c.n, "PSN conflict"), pmtuList(e.SenderPMTUs), pmtuList(e.ResponderPMTUs),
-			fmtTs(e.TsNs, fd.c.FirstTsNs), e.ReadPSN, plural(int64(e.ReadSpan), "PSN"), e.SenderSpan())
+			plural(c.n, "PSN conflict"), pmtuList(e.SenderPMTUs()), pmtuList(e.ResponderPMTUs()),
+			fmtTs(e.TsNs, fd.c.FirstTsNs), e.ReadPSN(), plural(int64(e.ReadSpan()), "PSN"), e.SenderSpan())
 	}
 }

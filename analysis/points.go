@@ -52,6 +52,7 @@ type Point struct {
 // one hop_loss event per lost frame the matcher kept, and the findings
 // lost_between_points and capture_missed_frames (one per hop and count > 0).
 func AddPoints(r *Report, t *flows.Table, pts []Point, hops []points.Hop) {
+	r.Materialize() // the hop_loss events merge into Events
 	r.Points = make([]PointReport, 0, len(pts))
 	for _, p := range pts {
 		files := p.Summary.Files

@@ -29,6 +29,10 @@ type Report struct {
 	Hops   []HopReport   `json:"hops,omitempty"`
 	// Latency summarises the response-latency samples (latency.go).
 	Latency LatencyReport `json:"latency"`
+
+	// lean is set by Build with Options.Lean: Flows and Events are then
+	// nil and built from the table on demand (lean.go).
+	lean *leanSource
 }
 
 // CaptureSummary holds the capture-wide counters (contract "Counting").
@@ -186,6 +190,14 @@ type Options struct {
 	CNPIntervalNs int64
 	CNPDSCP       *int
 	CNPPCP        *int
+
+	// Lean makes Build leave Flows and Events nil and keep the table
+	// instead, which must not change afterwards: the rows are built from it
+	// a chunk at a time by WriteJSON and export (NumFlows, AppendFlows,
+	// NumEvents, AppendEvents; lean.go), so the report costs no memory per
+	// flow or event. Materialize fills Flows and Events; json.Marshal of a
+	// lean report has no rows (WriteJSON has them).
+	Lean bool
 }
 
 // Defaults.
@@ -227,8 +239,6 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	t.Finish()
 	r := Report{
 		Capture:  c,
-		Flows:    make([]FlowReport, 0, len(t.Flows())),
-		Events:   make([]EventReport, 0, len(t.Events())),
 		PFC:      make([]PFCReport, 0, len(t.PFC())),
 		Findings: []Finding{},
 	}
@@ -236,20 +246,24 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		r.Capture.Files = []string{}
 	}
 	r.Capture.FlowsDropped = t.FlowsDropped()
-	for _, f := range t.Flows() {
-		r.Flows = append(r.Flows, flowReport(f))
-		setRates(&r.Flows[len(r.Flows)-1], f, t.Bin())
+	cc := ccReactions(t)
+	if opts.Lean {
+		r.lean = &leanSource{t: t, cc: cc}
+	} else {
+		r.Flows = make([]FlowReport, 0, len(t.Flows()))
+		r.Events = make([]EventReport, 0, t.NumEvents())
+		for _, f := range t.Flows() {
+			r.Flows = append(r.Flows, flowRow(f, t.Bin(), cc))
+		}
+		var arena eventArena
+		for i := range t.NumEvents() {
+			r.Events = append(r.Events, arena.eventReport(t.Event(i)))
+		}
 	}
-	var arena eventArena
-	for i := range t.Events() {
-		r.Events = append(r.Events, arena.eventReport(&t.Events()[i]))
-	}
-	r.CNPLatency = cnpLatency(t.Events())
+	r.CNPLatency = cnpLatency(t)
 	for _, s := range t.PFC() {
 		r.PFC = append(r.PFC, pfcReport(s))
 	}
-	cc := ccReactions(t)
-	setCCReaction(t, &r, cc)
 	r.Latency = latencyReport(t)
 	r.Findings = findings(t, &r, opts, cc)
 	return r
@@ -318,11 +332,11 @@ func macString(m [6]byte) string { return net.HardwareAddr(m[:]).String() }
 func ptr[T any](v T) *T { return &v }
 
 // cnpLatency summarises the non-null ecn_to_cnp_ns values, nearest-rank.
-func cnpLatency(evs []flows.Event) LatencySummary {
+func cnpLatency(t *flows.Table) LatencySummary {
 	var v []int64
-	for i := range evs {
-		if evs[i].Kind == flows.EventCNP && evs[i].HasECNToCNP {
-			v = append(v, evs[i].ECNToCNPNs)
+	for i := range t.NumEvents() {
+		if e := t.Event(i); e.Kind == flows.EventCNP && e.HasECNToCNP() {
+			v = append(v, e.ECNToCNPNs())
 		}
 	}
 	return summarize(v)
@@ -420,10 +434,35 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw.member("capture", true)
 	jw.value(r.Capture)
 	jw.member("flows", false)
-	jw.array(r.Flows == nil, len(r.Flows), func(i int) { jw.elem(r.Flows[i]) })
+	var fb []FlowReport // a lean report's rows, rowChunk at a time
+	nf := r.NumFlows()
+	jw.array(r.Flows == nil && r.lean == nil, nf, func(i int) {
+		var f *FlowReport
+		if r.lean == nil {
+			f = &r.Flows[i]
+		} else {
+			if i%rowChunk == 0 {
+				fb = r.AppendFlows(fb[:0], i, min(i+rowChunk, nf))
+			}
+			f = &fb[i%rowChunk]
+		}
+		jw.tmp = f.appendJSON(jw.tmp[:0], indent)
+		jw.w.Write(jw.tmp)
+	})
 	jw.member("events", false)
-	jw.array(r.Events == nil, len(r.Events), func(i int) {
-		jw.tmp = r.Events[i].appendJSON(jw.tmp[:0], indent)
+	var eb []EventReport
+	ne := r.NumEvents()
+	jw.array(r.Events == nil && r.lean == nil, ne, func(i int) {
+		var e *EventReport
+		if r.lean == nil {
+			e = &r.Events[i]
+		} else {
+			if i%rowChunk == 0 {
+				eb = r.AppendEvents(eb[:0], i, min(i+rowChunk, ne))
+			}
+			e = &eb[i%rowChunk]
+		}
+		jw.tmp = e.appendJSON(jw.tmp[:0], indent)
 		jw.w.Write(jw.tmp)
 	})
 	jw.member("cnp_latency", false)

@@ -54,6 +54,7 @@ func hasProblem(f *FlowReport) bool {
 // priority, and findings (several of one code rolled up into one line).
 // Every number carries its unit.
 func WriteText(w io.Writer, r Report, opts TextOptions) error {
+	r.materializeFlows() // r is a copy: a lean report's flow rows live until the text is written
 	tx := &textWriter{ew: &errWriter{w: w}, color: opts.Color}
 	tx.capture(&r.Capture)
 	rank := tx.flows(r.Flows, opts.MaxFlows)

@@ -43,7 +43,7 @@ func (tx *textWriter) ccReaction(r *Report) {
 	for _, f := range list[:min(len(list), ccTextMax)] {
 		idW = max(idW, len(f.ID))
 	}
-	rates := ccMedianRates(r.Events, list[:min(len(list), ccTextMax)])
+	rates := ccMedianRates(r, list[:min(len(list), ccTextMax)])
 	fmt.Fprintf(tw, "  %-*s\tCNPs WITH RATES\tRATE BEFORE (p50)\tRATE AFTER (p50)\tMEDIAN RATE AFTER/BEFORE\t  %s\n", idW, "FLOW", "REACTION")
 	for _, f := range list[:min(len(list), ccTextMax)] {
 		verdict := "slowed down"
@@ -66,14 +66,19 @@ func (tx *textWriter) ccReaction(r *Report) {
 // medians (the ceil(n/2)-th smallest) of rate_before_bps and of
 // rate_after_bps over the cnp events that target it with both rates (and
 // rate_before_bps > 0, the CNPs cc_reaction_cnps counts): the contract's
-// "Rates appear in the text report", next to the median ratio.
-func ccMedianRates(evs []EventReport, list []*FlowReport) map[string][2]int64 {
+// "Rates appear in the text report", next to the median ratio. The events
+// are read rowChunk at a time (a lean report builds them from the table).
+func ccMedianRates(r *Report, list []*FlowReport) map[string][2]int64 {
 	byFlow := make(map[string][2][]int64, len(list))
 	for _, f := range list {
 		byFlow[f.ID] = [2][]int64{}
 	}
-	for i := range evs {
-		e := &evs[i]
+	var evs []EventReport
+	for i := range r.NumEvents() {
+		if i%rowChunk == 0 {
+			evs = r.AppendEvents(evs[:0], i, min(i+rowChunk, r.NumEvents()))
+		}
+		e := &evs[i%rowChunk]
 		if e.Kind != "cnp" || e.TargetFlow == nil || e.RateBeforeBps == nil || e.RateAfterBps == nil || *e.RateBeforeBps <= 0 {
 			continue
 		}

@@ -26,7 +26,7 @@ func TestCCMedianRates(t *testing.T) {
 		cnp("z", i64(5), i64(5)),                                   // not listed
 		{Kind: "cnp", RateBeforeBps: i64(1), RateAfterBps: i64(1)}, // no target
 	}
-	got := ccMedianRates(evs, []*FlowReport{{ID: "x"}, {ID: "y"}, {ID: "w"}})
+	got := ccMedianRates(&Report{Events: evs}, []*FlowReport{{ID: "x"}, {ID: "y"}, {ID: "w"}})
 	want := map[string][2]int64{
 		"x": {20, 2},   // before 10 20 30, after 1 2 3: the 2nd of 3
 		"y": {20, 200}, // 10 20 30 40: the 2nd of 4 (ceil(4/2))

@@ -262,13 +262,24 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 	}
 	out := []Written{{TablePackets, e.paths.Packets, e.pw.Rows(), e.pkt.size}}
 
-	flowRows := make([]FlowRow, len(r.Flows))
-	for i := range r.Flows {
-		flowRows[i] = FlowRowOf(&r.Flows[i])
+	// flows and events are converted a chunk at a time (a lean report
+	// builds its rows from the flow table): no row per flow or event is
+	// held for the whole table.
+	var fb []analysis.FlowReport
+	flowRows := func(dst []FlowRow, from, to int) []FlowRow {
+		fb = r.AppendFlows(fb[:0], from, to)
+		for i := range fb {
+			dst = append(dst, FlowRowOf(&fb[i]))
+		}
+		return dst
 	}
-	eventRows := make([]EventRow, len(r.Events))
-	for i := range r.Events {
-		eventRows[i] = EventRowOf(&r.Events[i])
+	var eb []analysis.EventReport
+	eventRows := func(dst []EventRow, from, to int) []EventRow {
+		eb = r.AppendEvents(eb[:0], from, to)
+		for i := range eb {
+			dst = append(dst, EventRowOf(&eb[i]))
+		}
+		return dst
 	}
 	pfcRows := make([]PFCRow, len(r.PFC))
 	for i := range r.PFC {
@@ -278,8 +289,8 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 	// their parquet-go writers would add to the export's peak memory for a
 	// few milliseconds' gain).
 	for _, write := range append([]func() (Written, error){
-		smallTable(e, TableFlows, e.paths.Flows, flowRows),
-		smallTable(e, TableEvents, e.paths.Events, eventRows),
+		chunkedTable(e, TableFlows, e.paths.Flows, r.NumFlows(), flowRows),
+		chunkedTable(e, TableEvents, e.paths.Events, r.NumEvents(), eventRows),
 		smallTable(e, TablePFC, e.paths.PFC, pfcRows),
 		e.finishRates,
 	}, e.pointTables(r)...) {
@@ -310,6 +321,17 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 // order) and returns the function that writes rows to it, or nil if the
 // file could not be created (e.openErr says why).
 func smallTable[T any](e *Export, table, path string, rows []T) func() (Written, error) {
+	return chunkedTable(e, table, path, len(rows), func(dst []T, from, to int) []T {
+		return append(dst, rows[from:to]...)
+	})
+}
+
+// tableChunk is how many rows chunkedTable asks for at a time.
+const tableChunk = 1024
+
+// chunkedTable is smallTable over n rows that rows(dst, from, to) appends to
+// dst tableChunk at a time, so that the rows are never all held at once.
+func chunkedTable[T any](e *Export, table, path string, n int, rows func(dst []T, from, to int) []T) func() (Written, error) {
 	if e.openErr != nil {
 		return nil
 	}
@@ -320,8 +342,12 @@ func smallTable[T any](e *Export, table, path string, rows []T) func() (Written,
 	}
 	e.temps = append(e.temps, af)
 	return func() (Written, error) {
-		if err := w.Write(rows...); err != nil {
-			return Written{}, fmt.Errorf("writing %s: %w", path, err)
+		var buf []T
+		for from := 0; from < n; from += tableChunk {
+			buf = rows(buf[:0], from, min(from+tableChunk, n))
+			if err := w.Write(buf...); err != nil {
+				return Written{}, fmt.Errorf("writing %s: %w", path, err)
+			}
 		}
 		if err := w.Close(); err != nil {
 			return Written{}, fmt.Errorf("writing %s: %w", path, err)

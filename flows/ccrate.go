@@ -49,7 +49,7 @@ func rateBps(bytes, dtNs int64) int64 {
 func (t *Table) cnpRates(e *Event, idx int) {
 	target := e.Target
 	if r, ok := target.windowRate(); ok {
-		e.RateBeforeBps, e.HasRateBefore = r, true
+		e.setRateBefore(r)
 	}
 	c := target.more()
 	c.ccPending = idx + 1 // a pending window of an earlier CNP is cut here
@@ -68,9 +68,9 @@ func (t *Table) addRequest(f *Flow, psn PSN, p *decode.Packet) {
 	if c.ccCount < CNPRateWindow {
 		return
 	}
-	e := &t.events[c.ccPending-1]
+	e := t.events.at(c.ccPending - 1)
 	c.ccPending = 0
 	if r, ok := f.windowRate(); ok {
-		e.RateAfterBps, e.HasRateAfter = r, true
+		e.setRateAfter(r)
 	}
 }

@@ -100,11 +100,11 @@ func TestCNPRates(t *testing.T) {
 					continue
 				}
 				r := rates{-1, -1}
-				if e.HasRateBefore {
-					r.before = e.RateBeforeBps
+				if e.HasRateBefore() {
+					r.before = e.RateBeforeBps()
 				}
-				if e.HasRateAfter {
-					r.after = e.RateAfterBps
+				if e.HasRateAfter() {
+					r.after = e.RateAfterBps()
 				}
 				got = append(got, r)
 			}

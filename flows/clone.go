@@ -23,7 +23,7 @@ func (t *Table) Clone() *Table {
 		flows:    newFlowIndex(t.flows.len()),
 		order:    slices.Clone(t.order), // replaced one by one below
 		hosts:    make(map[hostPair]*hostGroup, len(t.hosts)),
-		events:   slices.Clone(t.events),
+		events:   t.events.clone(),
 		pfc:      make(map[PFCKey]*PFCStat, len(t.pfc)),
 		pfcOrder: slices.Clone(t.pfcOrder), // replaced one by one below
 		cmReqs:   maps.Clone(t.cmReqs),     // values only
@@ -75,8 +75,8 @@ func (t *Table) Clone() *Table {
 		}
 		c.hosts[hp] = ng
 	}
-	for i := range c.events {
-		e := &c.events[i]
+	for i := range c.events.len() {
+		e := c.events.at(i)
 		e.Flow = remap(e.Flow)
 		e.Target = remap(e.Target)
 	}

@@ -15,11 +15,10 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 		t.rateTick(target, p.TsNs) // counted in the target's window at the CNP's time
 		target.CNPsReceived++
 		if target.req.cePending {
-			e.ECNToCNPNs = p.TsNs - target.cold.ceFirst
-			e.HasECNToCNP = true
+			e.setECNToCNP(p.TsNs - target.cold.ceFirst)
 			target.req.cePending = false
 		}
-		t.cnpRates(&e, len(t.events))
+		t.cnpRates(&e, t.events.len())
 	}
 	t.emit(e)
 }

@@ -45,11 +45,8 @@ func (t *Table) psnConflict(f *Flow, p *decode.Packet, psn PSN) bool {
 	if sd < 1 || sd > n-1 {
 		return false
 	}
-	t.emit(Event{
-		Kind: EventPSNConflict, TsNs: p.TsNs, Flow: f, PSN: psn, Opcode: uint8(p.BTH.Opcode),
-		ReadPSN: e.psn, ReadSpan: int32(n),
-		SenderPMTUs: pmtusForSpan(e.dmaLen, sd), ResponderPMTUs: pmtusForSpan(e.dmaLen, n),
-	})
+	t.emit(conflictEvent(p.TsNs, f, psn, uint8(p.BTH.Opcode), e.psn, int32(n),
+		pmtusForSpan(e.dmaLen, sd), pmtusForSpan(e.dmaLen, n)))
 	return true
 }
 

@@ -15,8 +15,14 @@
 // VLAN tag of the first frame and its "differed" flag, Flow.VLAN, take two
 // bytes freed by packing the source-port count, its overflow flag and the
 // transport into one byte: Flow stays 288 bytes). A
-// stored event is 136 bytes. TestMemoryPerFlowAndEvent holds the bounds
-// (400 and 152 bytes). The table
+// stored event is 64 bytes: the values of its kind share four 8-byte
+// slots (Event; read with its methods), and the table keeps events in
+// chunks of 4096 (eventstore.go), so storing more never copies the ones
+// stored (a growing slice holds its old and new arrays together while it
+// copies). Events returns a copy; NumEvents and Event read in place.
+// TestMemoryPerFlowAndEvent holds the bounds (400 bytes per flow, 128 per
+// event; measured 380 and 66), analysis.TestMemoryEndToEnd the same bounds
+// for the table plus a lean report (analysis.Options.Lean). The table
 // holds at most Config.MaxFlows flows (DefaultMaxFlows; --max-flows): a
 // frame that would start a flow beyond it belongs to none, Observe returns
 // nil for it, and FlowsDropped counts it (the capture counters still count
@@ -145,7 +151,7 @@
 // A request that is not a READ Request, behind the expected PSN, outside a
 // replay episode, whose PSN is in [r+1, r+n-1] of the flow's latest READ r
 // when that READ is also the flow's latest request, is a psn_conflict
-// (Event fields PSN, Opcode, ReadPSN, ReadSpan, SenderPMTUs,
+// (Event values PSN, Opcode, ReadPSN, ReadSpan, SenderPMTUs,
 // ResponderPMTUs): n is the span a READ Response Last/Only revealed, else
 // ceil(L/PMTU); with the PMTU unknown (PMTUFor 0) there is none. The
 // expected PSN becomes psn + 1 and the request is remembered.
@@ -250,7 +256,8 @@
 //
 // Finish sorts events by ts_ns, then flow (first-seen order; pause events
 // after flow events), then kind (psn_gap, retransmission, nak, rnr_nak, cnp,
-// pause, psn_conflict), then discovery order. A retransmission's ts_ns is its first
+// pause, psn_conflict), then discovery order (a stable sort in place over
+// the chunks, skipped when they are in order already). A retransmission's ts_ns is its first
 // replayed packet; a psn_gap's is the packet that revealed it.
 //
 // # The events of a frame

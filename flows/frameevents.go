@@ -40,8 +40,8 @@ func (t *Table) markFrame(k EventKind) { t.frameEvents |= k.Bit() }
 // their bits. The slice is the table's: read it before the next Observe.
 // Fields resolved by Finish (NAK targets, after_nak_ns) are not set yet.
 func (t *Table) FrameEventList() []Event {
-	if t.frameEvents == 0 || t.frameStart >= len(t.events) {
+	if t.frameEvents == 0 {
 		return nil
 	}
-	return t.events[t.frameStart:]
+	return t.events.from(t.frameStart, &t.frameBuf)
 }

@@ -54,7 +54,7 @@ func TestFrameEvents(t *testing.T) {
 		list := tb.FrameEventList()
 		switch i + 1 {
 		case 2:
-			if len(list) != 1 || list[0].Kind != EventPSNGap || list[0].ExpectedPSN != 101 || list[0].PSN != 102 || list[0].Missing != 1 {
+			if len(list) != 1 || list[0].Kind != EventPSNGap || list[0].ExpectedPSN() != 101 || list[0].PSN != 102 || list[0].Missing() != 1 {
 				t.Errorf("frame 2 list %+v", list)
 			}
 		case 7:
@@ -67,7 +67,7 @@ func TestFrameEvents(t *testing.T) {
 	}
 	tb.Finish()
 	for _, e := range tb.Events() {
-		if e.Kind == EventRetransmission && (e.TsNs != 5000 || e.Packets != 2) {
+		if e.Kind == EventRetransmission && (e.TsNs != 5000 || e.Packets() != 2) {
 			t.Errorf("retransmission event %+v: want frame 5's time, 2 packets", e)
 		}
 	}

@@ -138,24 +138,24 @@ func compact(tb *Table) []ev {
 		}
 		switch e.Kind {
 		case EventPSNGap:
-			c.Expected, c.N = uint32(e.ExpectedPSN), e.Missing
+			c.Expected, c.N = uint32(e.ExpectedPSN()), e.Missing()
 		case EventPSNConflict:
-			c.Expected, c.N = uint32(e.ReadPSN), int64(e.ReadSpan)
+			c.Expected, c.N = uint32(e.ReadPSN()), int64(e.ReadSpan())
 		case EventRetransmission:
-			c.N = e.Packets
-			if e.HasAfterNAK {
-				c.Extra = e.AfterNAKNs
+			c.N = e.Packets()
+			if e.HasAfterNAK() {
+				c.Extra = e.AfterNAKNs()
 			}
 		case EventNAK:
-			c.N = int64(e.Code)
+			c.N = int64(e.Code())
 		case EventRNRNAK:
-			c.N, c.Extra = int64(e.Code), e.TimerNs
+			c.N, c.Extra = int64(e.Code()), e.TimerNs()
 		case EventCNP:
-			if e.HasECNToCNP {
-				c.Extra = e.ECNToCNPNs
+			if e.HasECNToCNP() {
+				c.Extra = e.ECNToCNPNs()
 			}
 		case EventPause:
-			c.N, c.Extra, c.PSN = e.Frames, e.DurationNs, uint32(int32(e.Priority))
+			c.N, c.Extra, c.PSN = e.Frames(), e.DurationNs(), uint32(int32(e.Priority()))
 		}
 		out = append(out, c)
 	}

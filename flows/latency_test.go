@@ -210,7 +210,7 @@ func TestReplayStall(t *testing.T) {
 	var got []stall
 	for _, e := range tb.Events() {
 		if e.Kind == EventRetransmission {
-			got = append(got, stall{e.PSN, e.IdleNs, e.SinceOriginalNs, e.HasSinceOriginal})
+			got = append(got, stall{e.PSN, e.IdleNs(), e.SinceOriginalNs(), e.HasSinceOriginal()})
 		}
 	}
 	want := []stall{{11, 100, 100, true}, {13, 100, 0, false}}
@@ -224,8 +224,8 @@ func TestReplayStall(t *testing.T) {
 func TestReplayStallTimeout(t *testing.T) {
 	tb := run(t, Config{}, wr(0, 0x11, 10), wr(1000, 0x11, 11), wr(4_201_000, 0x11, 11))
 	evs := tb.Events()
-	if len(evs) != 1 || evs[0].Kind != EventRetransmission || evs[0].IdleNs != 4_200_000 ||
-		!evs[0].HasSinceOriginal || evs[0].SinceOriginalNs != 4_200_000 || evs[0].HasAfterNAK {
+	if len(evs) != 1 || evs[0].Kind != EventRetransmission || evs[0].IdleNs() != 4_200_000 ||
+		!evs[0].HasSinceOriginal() || evs[0].SinceOriginalNs() != 4_200_000 || evs[0].HasAfterNAK() {
 		t.Fatalf("events %+v", evs)
 	}
 }
@@ -262,8 +262,8 @@ func TestPSNConflict(t *testing.T) {
 				t.Fatalf("L=%d cfg %+v: events %+v", tt.l, cfg, compact(tb))
 			}
 			e := evs[0]
-			if e.Kind != EventPSNConflict || e.TsNs != 2000 || e.PSN != 12 || e.ReadPSN != 10 || e.ReadSpan != tt.n ||
-				e.SenderSpan() != 2 || e.Opcode != uint8(decode.OpSendOnly) || e.SenderPMTUs != tt.senderPMTUs || e.ResponderPMTUs != tt.respPM {
+			if e.Kind != EventPSNConflict || e.TsNs != 2000 || e.PSN != 12 || e.ReadPSN() != 10 || e.ReadSpan() != tt.n ||
+				e.SenderSpan() != 2 || e.Opcode() != uint8(decode.OpSendOnly) || e.SenderPMTUs() != tt.senderPMTUs || e.ResponderPMTUs() != tt.respPM {
 				t.Errorf("L=%d cfg %+v: event %+v", tt.l, cfg, e)
 			}
 			if f := flowAB(tb, 0x11); f.Retransmitted != 0 || f.PSNGaps != 0 {

@@ -108,10 +108,7 @@ func (t *Table) closeEpisode(s *PFCStat) {
 	s.Episodes++
 	s.PausedNs += dur
 	s.LongestNs = max(s.LongestNs, dur)
-	t.emit(Event{
-		Kind: EventPause, TsNs: s.startNs, SrcMAC: s.Key.SrcMAC, Priority: s.Key.Priority,
-		EndNs: s.startNs + dur, DurationNs: dur, Frames: s.epFrames,
-	})
+	t.emit(pauseEvent(s.startNs, s.Key.SrcMAC, s.Key.Priority, s.startNs+dur, dur, s.epFrames))
 }
 
 func (t *Table) finishPFC() {

@@ -69,8 +69,8 @@ func TestPFCEpisodes100G(t *testing.T) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	for _, e := range tb.Events() {
-		if e.EndNs != e.TsNs+e.DurationNs {
-			t.Errorf("end %d != ts %d + duration %d", e.EndNs, e.TsNs, e.DurationNs)
+		if e.EndNs() != e.TsNs+e.DurationNs() {
+			t.Errorf("end %d != ts %d + duration %d", e.EndNs(), e.TsNs, e.DurationNs())
 		}
 	}
 }

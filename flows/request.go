@@ -154,7 +154,7 @@ func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
 	if d > 0 {
 		f.PSNGaps++
 		f.MissingPSNs += d
-		t.emit(Event{Kind: EventPSNGap, TsNs: p.TsNs, Flow: f, ExpectedPSN: r.next, PSN: psn, Missing: d})
+		t.emit(gapEvent(p.TsNs, f, r.next, psn, d))
 	}
 	t.remember(f, p, psn)
 	if !isRead {
@@ -193,9 +193,9 @@ func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
 func (t *Table) endReplay(f *Flow) {
 	f.req.inReplay = false
 	c := f.cold
-	e := Event{Kind: EventRetransmission, TsNs: c.replayTs, Flow: f, PSN: c.replayPSN, Packets: c.replayPackets}
+	e := retransmissionEvent(c.replayTs, f, c.replayPSN, c.replayPackets)
 	if l := c.lat; l != nil {
-		e.IdleNs, e.SinceOriginalNs, e.HasSinceOriginal = l.replayIdle, l.replaySince, l.replayHasSince
+		e.setIdle(l.replayIdle, l.replaySince, l.replayHasSince)
 	}
 	t.emit(e)
 }
@@ -279,5 +279,5 @@ func (t *Table) responseJump(f, q *Flow, seq uint64, e *readReq, psn PSN, ts int
 func (t *Table) responseGap(f *Flow, expected, psn PSN, missing int64, ts int64) {
 	f.PSNGaps++
 	f.MissingPSNs += missing
-	t.emit(Event{Kind: EventPSNGap, TsNs: ts, Flow: f, ExpectedPSN: expected, PSN: psn, Missing: missing})
+	t.emit(gapEvent(ts, f, expected, psn, missing))
 }

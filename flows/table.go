@@ -44,7 +44,7 @@ type Table struct {
 	order []*Flow
 	hosts map[hostPair]*hostGroup
 
-	events []Event
+	events eventStore
 
 	pfc      map[PFCKey]*PFCStat
 	pfcOrder []*PFCStat
@@ -60,6 +60,7 @@ type Table struct {
 
 	frameEvents EventMask // the events the frame being observed shows (FrameEvents)
 	frameStart  int       // len(events) before the frame being observed (FrameEventList)
+	frameBuf    []Event   // FrameEventList's copy when the frame's events straddle two chunks
 }
 
 type hostGroup struct {
@@ -139,7 +140,22 @@ func (t *Table) FlowsDropped() int64 { return t.dropped }
 // Events returns the events. After Finish they are sorted by time, then flow
 // (first-seen order; pause events, which have no flow, after flow events),
 // then kind, then the order they were found in.
-func (t *Table) Events() []Event { return t.events }
+//
+// Events returns a copy: NumEvents and Event read them without copying.
+func (t *Table) Events() []Event {
+	out := make([]Event, t.events.len())
+	for i := range out {
+		out[i] = *t.events.at(i)
+	}
+	return out
+}
+
+// NumEvents returns the number of events.
+func (t *Table) NumEvents() int { return t.events.len() }
+
+// Event returns the i-th event (0 <= i < NumEvents), in the order Events
+// gives; the event is the table's (read it, do not change it).
+func (t *Table) Event(i int) *Event { return t.events.at(i) }
 
 // PFC returns the PFC/PAUSE state per (source MAC, priority), sorted by MAC
 // then priority (802.3x, priority -1, first).
@@ -158,7 +174,7 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow { return t.ObserveFlowHash(p
 // ObserveFlowHash is ObserveFlow for a frame whose FlowHash is h, computed
 // beforehand (0: not computed). h must be FlowHash(p) or 0.
 func (t *Table) ObserveFlowHash(p *decode.Packet, h uint64) *Flow {
-	t.frameEvents, t.frameStart = 0, len(t.events)
+	t.frameEvents, t.frameStart = 0, t.events.len()
 	if p.Malformed {
 		return nil
 	}
@@ -278,7 +294,7 @@ func (t *Table) emit(e Event) {
 		// the frame that started the episode, see FrameEvents)
 		t.markFrame(e.Kind)
 	}
-	t.events = append(t.events, e)
+	t.events.add(e)
 }
 
 // observeAck handles Acknowledge and ATOMIC Acknowledge frames: pairing
@@ -309,10 +325,10 @@ func (t *Table) observeAck(f *Flow, p *decode.Packet) {
 	switch kind {
 	case decode.SyndromeNAK:
 		f.NAKs++
-		t.emit(Event{Kind: EventNAK, TsNs: p.TsNs, Flow: f, PSN: psn, Code: code})
+		t.emit(nakEvent(EventNAK, p.TsNs, f, psn, code, 0))
 	case decode.SyndromeRNRNAK:
 		f.RNRNAKs++
-		t.emit(Event{Kind: EventRNRNAK, TsNs: p.TsNs, Flow: f, PSN: psn, Code: code, TimerNs: decode.RNRTimerNs(code)})
+		t.emit(nakEvent(EventRNRNAK, p.TsNs, f, psn, code, decode.RNRTimerNs(code)))
 	case decode.SyndromeACK, decode.SyndromeReserved:
 	}
 }
@@ -333,7 +349,7 @@ func (t *Table) Finish() {
 	}
 	t.finishPFC()
 	t.finishRates()
-	slices.SortStableFunc(t.events, compareEvents)
+	t.events.sortStable()
 	t.resolveEvents()
 }
 
@@ -344,7 +360,7 @@ func flowOrder(f *Flow) int {
 	return int(f.index)
 }
 
-func compareEvents(a, b Event) int {
+func compareEvents(a, b *Event) int {
 	if c := cmp.Compare(a.TsNs, b.TsNs); c != 0 {
 		return c
 	}
@@ -359,8 +375,8 @@ func compareEvents(a, b Event) int {
 func (t *Table) resolveEvents() {
 	// nakTs[flow]: the times of the flow's NAKs and RNR NAKs, ascending.
 	nakTs := make(map[*Flow][]int64)
-	for i := range t.events {
-		e := &t.events[i]
+	for i := range t.events.len() {
+		e := t.events.at(i)
 		switch e.Kind {
 		case EventNAK, EventRNRNAK:
 			e.Target = e.Flow.Peer()
@@ -369,8 +385,8 @@ func (t *Table) resolveEvents() {
 	}
 	// lastReplay[flow index] = start of the previous replay episode + 1 (0: none).
 	lastReplay := make(map[*Flow]int64)
-	for i := range t.events {
-		e := &t.events[i]
+	for i := range t.events.len() {
+		e := t.events.at(i)
 		if e.Kind != EventRetransmission {
 			continue
 		}
@@ -390,7 +406,6 @@ func (t *Table) resolveEvents() {
 		if hadPrev && nak <= prev {
 			continue // that NAK was answered by the previous replay
 		}
-		e.AfterNAKNs = e.TsNs - nak
-		e.HasAfterNAK = true
+		e.setAfterNAK(e.TsNs - nak)
 	}
 }

@@ -40,7 +40,7 @@ func BenchmarkLoaderFrame(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		l := &loader{m: &Model{}, eng: e, index: newPacketIndex(1), read: make([]int64, 1), nEvents: len(e.Table().Events())}
+		l := &loader{m: &Model{}, eng: e, index: newPacketIndex(1), read: make([]int64, 1), nEvents: e.Table().NumEvents()}
 		for i := range ps {
 			l.frame(&ps[i], fs[i])
 		}

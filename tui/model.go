@@ -431,11 +431,11 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 		l.pfcFrames = append(l.pfcFrames, pos)
 	case decode.KindOther:
 	}
-	if evs := l.eng.Table().Events(); len(evs) > l.nEvents {
-		for i := l.nEvents; i < len(evs); i++ {
-			l.event(&evs[i])
+	if t := l.eng.Table(); t.NumEvents() > l.nEvents {
+		for i := l.nEvents; i < t.NumEvents(); i++ {
+			l.event(t.Event(i))
 		}
-		l.nEvents = len(evs)
+		l.nEvents = t.NumEvents()
 	}
 }
 
@@ -443,7 +443,7 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 func (l *loader) event(e *flows.Event) {
 	switch e.Kind {
 	case flows.EventPause:
-		l.tl.addSpan(SeriesPaused, e.TsNs, e.EndNs)
+		l.tl.addSpan(SeriesPaused, e.TsNs, e.EndNs())
 	case flows.EventPSNGap, flows.EventRetransmission, flows.EventNAK, flows.EventRNRNAK:
 		l.tl.add(SeriesProblems, e.TsNs, 1)
 	case flows.EventCNP:
@@ -507,9 +507,9 @@ func (l *loader) publish(final, canceled bool) {
 		clear(l.tl.tl.V[SeriesPaused][:])
 		clear(l.tl.tl.V[SeriesProblems][:])
 		l.tl.clearCNPs()
-		evs := l.eng.Table().Events()
-		for i := range evs {
-			l.event(&evs[i])
+		t := l.eng.Table()
+		for i := range t.NumEvents() {
+			l.event(t.Event(i))
 		}
 		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
 		s.Progress.Bytes = max(s.Progress.Bytes, m.totalBytes())

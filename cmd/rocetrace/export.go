@@ -215,7 +215,9 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	summary := e.Summary(in.Names())
 	var written []export.Written
 	if err = ex.FinishPackets(&summary); err == nil {
-		rep := e.Report(summary, analysis.Options{})
+		// Lean: flows.parquet and events.parquet are written from the
+		// table a chunk at a time.
+		rep := e.Report(summary, analysis.Options{Lean: true})
 		written, err = ex.Finish(ctx, &rep)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {

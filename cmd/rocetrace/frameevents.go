@@ -54,18 +54,18 @@ func appendAnalysis(b []byte, m flows.EventMask, list []flows.Event) []byte {
 		e := &list[i]
 		switch e.Kind {
 		case flows.EventPSNGap:
-			line("PSN gap: expected %d, got %d (%d missing)", e.ExpectedPSN, e.PSN, e.Missing)
+			line("PSN gap: expected %d, got %d (%d missing)", e.ExpectedPSN(), e.PSN, e.Missing())
 		case flows.EventNAK:
-			line("NAK: %s (code %d), PSN %d", decode.NAKCodeName(e.Code), e.Code, e.PSN)
+			line("NAK: %s (code %d), PSN %d", decode.NAKCodeName(e.Code()), e.Code(), e.PSN)
 		case flows.EventRNRNAK:
-			line("RNR NAK: timer %d (%s ns), PSN %d", e.Code, strconv.FormatInt(e.TimerNs, 10), e.PSN)
+			line("RNR NAK: timer %d (%s ns), PSN %d", e.Code(), strconv.FormatInt(e.TimerNs(), 10), e.PSN)
 		case flows.EventCNP:
 			target := "unknown"
 			if e.Target != nil {
 				target = e.Target.ID()
 			}
-			if e.HasECNToCNP {
-				line("CNP: target flow %s, %d ns after its first CE mark", target, e.ECNToCNPNs)
+			if e.HasECNToCNP() {
+				line("CNP: target flow %s, %d ns after its first CE mark", target, e.ECNToCNPNs())
 			} else {
 				line("CNP: target flow %s", target)
 			}

@@ -54,7 +54,11 @@ func runReport(ctx context.Context, name string, args []string, stdout, stderr i
 	}
 	summary := e.Summary(in.Names())
 	summary.Interrupted = in.Interrupted()
-	rep := e.Report(summary, a.options())
+	opts := a.options()
+	// Lean: report --json writes the flows and events from the table a
+	// chunk at a time; the text, HTML and CSV writers materialize them.
+	opts.Lean = true
+	rep := e.Report(summary, opts)
 	shared := same != nil && same.Add(&rep, e.Table())
 	err := out.write(stdout, rep)
 	if err == nil {

@@ -47,6 +47,9 @@ func (o *fileFlags) register(fs *pflag.FlagSet) {
 // write writes the files the flags ask for; t is the table rep was built
 // from (the page's latency distributions).
 func (o *fileFlags) write(rep *analysis.Report, t *flows.Table) error {
+	if o.html != "" || o.csv != "" {
+		rep.Materialize() // the page and the CSV files index the rows
+	}
 	if o.html != "" {
 		x := &htmlreport.Extra{Latency: latencySets(t, rep)}
 		if o.rates != nil {

@@ -84,8 +84,8 @@ type Snapshot struct {
 	ReportFrames int64
 	FlowIndex    map[string]int // Report flow id -> index in Report.Flows
 	Index        IndexView      // every frame read
-	FlowFrames   [][]uint32     // per flow (first-seen order, as Report.Flows), its frames (Index positions)
-	PFCFrames    []uint32       // PFC and PAUSE frames (Index positions)
+	FlowFrames   []FrameList    // per flow (first-seen order, as Report.Flows), its frames (Index positions)
+	PFCFrames    FrameList      // PFC and PAUSE frames (Index positions)
 	Timeline     Timeline
 	FlowRates    []*FlowRate // per flow; nil for flows past maxFlowRates
 	Errors       []error     // input errors so far: files that could not be opened, damage
@@ -102,17 +102,17 @@ type Snapshot struct {
 	// Capture points (Config.Points; nil without): their names, and per
 	// point after the reference its flows' frames (pointsmodel.go).
 	PointNames  []string
-	PointFrames [][][]uint32 // [point][flow index at that point] Index positions; [0] is nil (FlowFrames)
+	PointFrames [][]FrameList // [point][flow index at that point] Index positions; [0] is nil (FlowFrames)
 	pointFlows  []map[string]int
 	// FlowMarks are per flow (as FlowRates) the CNPs that target it and its
 	// latency over time (flowmarks.go); nil for flows without any.
 	FlowMarks []*FlowMarks
 }
 
-// FlowFramesOf returns the frames of flow i (nil when unknown).
-func (s *Snapshot) FlowFramesOf(i int) []uint32 {
+// FlowFramesOf returns the frames of flow i (empty when unknown).
+func (s *Snapshot) FlowFramesOf(i int) FrameList {
 	if i < 0 || i >= len(s.FlowFrames) {
-		return nil
+		return FrameList{}
 	}
 	return s.FlowFrames[i]
 }
@@ -276,8 +276,8 @@ type loader struct {
 	eng        *engine.Engine
 	index      *packetIndex
 	layouts    [][]engine.LayoutPoint // live only: the recording's (files: the inputs track theirs)
-	flowFrames [][]uint32
-	pfcFrames  []uint32
+	flowFrames []FrameList
+	pfcFrames  FrameList
 	tl         timelines
 	nEvents    int
 	read       []int64 // per file: bytes up to the end of the last record
@@ -297,8 +297,8 @@ type loader struct {
 
 	// Capture points (pointsmodel.go): nil without.
 	ps          *engine.Points
-	point       int          // the point of the frame being observed
-	pointFrames [][][]uint32 // per point after the reference, per flow index there, its frames
+	point       int           // the point of the frame being observed
+	pointFrames [][]FrameList // per point after the reference, per flow index there, its frames
 }
 
 func (m *Model) load(ctx context.Context) {
@@ -400,13 +400,13 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 		if fl != nil {
 			i := fl.Index()
 			for len(l.flowFrames) <= i {
-				l.flowFrames = append(l.flowFrames, nil)
+				l.flowFrames = append(l.flowFrames, FrameList{})
 			}
-			l.flowFrames[i] = append(l.flowFrames[i], pos)
+			l.flowFrames[i].add(pos)
 			l.tl.addFlowAt(i, b, int64(p.FrameLen))
 		}
 	case decode.KindPFC, decode.KindPause:
-		l.pfcFrames = append(l.pfcFrames, pos)
+		l.pfcFrames.add(pos)
 	case decode.KindOther:
 	}
 	if evs := l.eng.Table().Events(); len(evs) > l.nEvents {
@@ -453,14 +453,14 @@ func (l *loader) publish(final, canceled bool) {
 		KernelDrops: m.kernelDrops(),
 		Files:       l.names(),
 		Index:       l.index.view(),
-		PFCFrames:   l.pfcFrames[:len(l.pfcFrames):len(l.pfcFrames)],
+		PFCFrames:   l.pfcFrames.view(),
 		Errors:      l.allErrors(),
 		LinkBps:     l.prev.LinkBps,
-		FlowFrames:  make([][]uint32, len(l.flowFrames)),
+		FlowFrames:  make([]FrameList, len(l.flowFrames)),
 		FrameEvents: l.frameEvents[:len(l.frameEvents):len(l.frameEvents)],
 	}
-	for i, ff := range l.flowFrames {
-		s.FlowFrames[i] = ff[:len(ff):len(ff)]
+	for i := range l.flowFrames {
+		s.FlowFrames[i] = l.flowFrames[i].view()
 	}
 	s.layouts = l.currentLayouts()
 	var bytesRead int64

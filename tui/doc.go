@@ -104,9 +104,9 @@
 // built every few hundred milliseconds from a copy of the flow table
 // (flows.Table.Clone), on another goroutine, so the overview, flows and
 // events fill in as the file is read; the interval adapts so that builds
-// take at most a ninth of the time. When loading ends, the final report is
-// built from the table itself and is exactly what `rocetrace report`
-// prints.
+// (the copy included) take at most a sixteenth of the time. When loading
+// ends, the final report is built from the table itself and is exactly
+// what `rocetrace report` prints.
 //
 // The charts' per-flow series besides the rate (FlowMarks, flowmarks.go)
 // are collected by the loader from what flows reports, never computed:

@@ -36,21 +36,35 @@ func FrameListOf(positions []uint32) FrameList {
 	return l.view()
 }
 
-// add appends position pos (at least the last one).
+// add appends position pos (at least the last one). Gaps under 2^14 (two
+// bytes) are written inline.
 func (l *FrameList) add(pos uint32) {
 	used := len(l.data) % listBlock
-	gap := uint64(pos - l.last)
-	if l.n > 0 && used != 0 && used+uvarintLen(gap) <= listBlock {
-		l.data = binary.AppendUvarint(l.data, gap)
-	} else {
-		if used != 0 {
-			l.data = append(l.data, make([]byte, listBlock-used)...)
-		}
-		l.data = binary.LittleEndian.AppendUint32(l.data, pos)
-		l.data = binary.LittleEndian.AppendUint32(l.data, l.n)
+	gap := pos - l.last
+	switch {
+	case l.n == 0 || used == 0:
+		l.addBlock(pos, used)
+	case gap < 1<<7 && used+1 <= listBlock:
+		l.data = append(l.data, byte(gap))
+	case gap < 1<<14 && used+2 <= listBlock:
+		l.data = append(l.data, byte(gap)|0x80, byte(gap>>7))
+	case used+uvarintLen(uint64(gap)) <= listBlock:
+		l.data = binary.AppendUvarint(l.data, uint64(gap))
+	default:
+		l.addBlock(pos, used)
 	}
 	l.n++
 	l.last = pos
+}
+
+// addBlock pads the last block (used bytes of it so far) and starts the
+// next with pos.
+func (l *FrameList) addBlock(pos uint32, used int) {
+	if used != 0 {
+		l.data = append(l.data, make([]byte, listBlock-used)...)
+	}
+	l.data = binary.LittleEndian.AppendUint32(l.data, pos)
+	l.data = binary.LittleEndian.AppendUint32(l.data, l.n)
 }
 
 // uvarintLen returns the bytes binary.AppendUvarint takes for x.

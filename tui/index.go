@@ -76,10 +76,11 @@ type fileStep struct {
 type packetIndex struct {
 	heads  [][]blockHead
 	stream [][]byte
-	w      int // bytes written in the last stream chunk
+	cur    []byte // the last stream chunk
+	w      int    // bytes written in it
 	n      int
 	nfiles int
-	counts []uint64 // frames read so far, per file
+	counts []uint64 // frames read so far, per file (several files)
 	cps    []uint64 // counts before frame k*checkpointEvery, nfiles values per checkpoint
 
 	// The current block's state (entries are relative to it).
@@ -91,29 +92,49 @@ func newPacketIndex(nfiles int) *packetIndex {
 	return &packetIndex{nfiles: nfiles, counts: make([]uint64, nfiles)}
 }
 
-// add appends the frame whose record is at byte offset off of file.
+// add appends the frame whose record is at byte offset off of file. One
+// file, within a block: the zigzag varint of the step's change, written
+// inline when it fits in a byte (records of one size: 0).
 func (x *packetIndex) add(file int, off int64) {
+	if x.nfiles <= 1 && x.n&blockMask != 0 && uint64(off) <= maxOffset {
+		step := off - x.off
+		d := step - x.step
+		x.off, x.step = off, step
+		x.n++
+		if z := uint64(d<<1) ^ uint64(d>>63); z < 0x80 {
+			x.cur[x.w] = byte(z)
+			x.w++
+			return
+		}
+		x.w += binary.PutVarint(x.cur[x.w:], d)
+		return
+	}
+	x.addSlow(file, off)
+}
+
+// addSlow is add for a block's first frame, several files and offsets
+// past maxOffset.
+func (x *packetIndex) addSlow(file int, off int64) {
 	if x.nfiles > 1 && x.n%checkpointEvery == 0 {
 		x.cps = append(x.cps, x.counts...)
 	}
 	off = min(max(off, 0), maxOffset)
-	x.counts[file]++
+	if x.nfiles > 1 {
+		x.counts[file]++
+	}
 	if x.n&blockMask == 0 {
 		x.startBlock(file, off)
 		x.n++
 		return
 	}
-	buf := x.stream[len(x.stream)-1]
-	w := x.w
 	if x.nfiles <= 1 {
 		step := off - x.off
-		w += binary.PutVarint(buf[w:], step-x.step)
+		x.w += binary.PutVarint(x.cur[x.w:], step-x.step)
 		x.off, x.step = off, step
 	} else {
-		w += binary.PutUvarint(buf[w:], uint64(file))
-		w += x.putFileStep(buf[w:], file, off)
+		x.w += binary.PutUvarint(x.cur[x.w:], uint64(file))
+		x.w += x.putFileStep(x.cur[x.w:], file, off)
 	}
-	x.w = w
 	x.n++
 }
 
@@ -138,12 +159,13 @@ func (x *packetIndex) startBlock(file int, off int64) {
 	if blk&headChunkMask == 0 {
 		x.heads = append(x.heads, make([]blockHead, headChunkLen))
 	}
-	if len(x.stream) == 0 || x.w+blockLen*maxEntry > len(x.stream[len(x.stream)-1]) {
+	if x.w+blockLen*maxEntry > len(x.cur) {
 		size := streamFirst
-		if k := len(x.stream); k > 0 {
-			size = min(2*len(x.stream[k-1]), streamMax)
+		if len(x.cur) > 0 {
+			size = min(2*len(x.cur), streamMax)
 		}
-		x.stream = append(x.stream, make([]byte, size))
+		x.cur = make([]byte, size)
+		x.stream = append(x.stream, x.cur)
 		x.w = 0
 	}
 	x.heads[blk>>headChunkBits][blk&headChunkMask] = blockHead{

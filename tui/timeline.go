@@ -49,6 +49,11 @@ type timelines struct {
 	flows []*FlowRate
 	dirty []bool
 	marks flowMarks // per-flow CNP and latency series (flowmarks.go)
+
+	// The last bucket returned and its span [lastLo, lastHi): frames come
+	// in time order, so most fall in it and need no division.
+	last           int
+	lastLo, lastHi int64
 }
 
 // maxFlowRates bounds the per-flow rate memory (512 bytes a flow).
@@ -57,6 +62,9 @@ const maxFlowRates = 1 << 16
 // bucket returns the bucket of ts, widening the grid as needed. Times before
 // the origin (unsorted input) count in bucket 0.
 func (t *timelines) bucket(ts int64) int {
+	if ts >= t.lastLo && ts < t.lastHi {
+		return t.last
+	}
 	tl := &t.tl
 	if tl.WidthNs == 0 {
 		tl.OriginNs, tl.WidthNs, tl.Used = ts, firstWidthNs, 1
@@ -72,6 +80,9 @@ func (t *timelines) bucket(ts int64) int {
 	if b+1 > tl.Used {
 		tl.Used = b + 1
 	}
+	t.last = b
+	t.lastLo = tl.OriginNs + int64(b)*tl.WidthNs
+	t.lastHi = t.lastLo + tl.WidthNs
 	return b
 }
 
@@ -102,6 +113,7 @@ func (t *timelines) widen() {
 	}
 	tl.WidthNs *= 2
 	tl.Used = (tl.Used + 1) / 2
+	t.lastLo, t.lastHi = 0, 0
 	for i, f := range t.flows {
 		if f == nil {
 			continue

@@ -82,6 +82,29 @@ func (l *FrameList) view() FrameList {
 	return FrameList{data: l.data[:len(l.data):len(l.data)], n: l.n, last: l.last}
 }
 
+// prefix returns the list of its first n positions (n <= Len).
+func (l FrameList) prefix(n int) FrameList {
+	if n >= int(l.n) {
+		return l
+	}
+	if n == 0 {
+		return FrameList{}
+	}
+	// The block of position n-1 ends the data; its entries past n-1 are
+	// not read (before(k+1) of the last block is n).
+	lo, hi := 0, l.blocks()
+	for lo < hi {
+		m := (lo + hi) / 2
+		if int(l.before(m)) <= n-1 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	end := min(len(l.data), lo*listBlock)
+	return FrameList{data: l.data[:end:end], n: uint32(n), last: l.At(n - 1)}
+}
+
 // Len returns the number of positions.
 func (l FrameList) Len() int { return int(l.n) }
 

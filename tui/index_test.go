@@ -204,3 +204,51 @@ func TestIndexBytesPerFrame(t *testing.T) {
 		t.Errorf("the TUI holds %.2f bytes a frame besides the report, want at most 16", perFrame)
 	}
 }
+
+// A flow's frame list made from the frames' flow ids is the frames of that
+// flow, for a snapshot taken before others extended the cached list (a
+// prefix of it), after them (the list extended), and across ids chunks;
+// more flows than the cache keeps are made again when asked.
+func TestFlowListsFromIDs(t *testing.T) {
+	const flowsN = 11
+	rng := rand.New(rand.NewPCG(9, 9))
+	var ids frameFlows
+	want := make([][]uint32, flowsN)
+	var views []frameFlows
+	for pos := range 3*idChunkLen + 123 {
+		id := uint32(rng.IntN(flowsN + 1)) // 0: no flow
+		if pos%1000 < 300 {
+			id = 3 // runs of one flow
+		}
+		ids.add(id)
+		if id > 0 {
+			want[id-1] = append(want[id-1], uint32(pos))
+		}
+		if pos%50_000 == 0 {
+			views = append(views, ids.view())
+		}
+	}
+	views = append(views, ids.view())
+	var c flowLists
+	prefix := func(w []uint32, n int) []uint32 {
+		i, _ := slices.BinarySearch(w, uint32(n))
+		return w[:i]
+	}
+	// The newest first (the cache then holds more than older views), then
+	// the oldest first, for every flow (more than the cache keeps).
+	for _, order := range [][]int{{len(views) - 1, 0, 2}, {0, 1, len(views) - 1}} {
+		for f := range flowsN {
+			for _, vi := range order {
+				v := views[vi]
+				got := c.get(v, f)
+				w := prefix(want[f], v.n)
+				if got.Len() != len(w) || !slices.Equal(got.Positions(), w) {
+					t.Fatalf("flow %d over %d frames: %d frames, want %d", f, v.n, got.Len(), len(w))
+				}
+				if len(w) > 0 && (got.At(len(w)-1) != w[len(w)-1] || got.Search(uint32(v.n)) != len(w)) {
+					t.Fatalf("flow %d over %d frames: last %d, want %d", f, v.n, got.At(len(w)-1), w[len(w)-1])
+				}
+			}
+		}
+	}
+}

@@ -84,7 +84,6 @@ type Snapshot struct {
 	ReportFrames int64
 	FlowIndex    map[string]int // Report flow id -> index in Report.Flows
 	Index        IndexView      // every frame read
-	FlowFrames   []FrameList    // per flow (first-seen order, as Report.Flows), its frames (Index positions)
 	PFCFrames    FrameList      // PFC and PAUSE frames (Index positions)
 	Timeline     Timeline
 	FlowRates    []*FlowRate // per flow; nil for flows past maxFlowRates
@@ -107,14 +106,22 @@ type Snapshot struct {
 	// FlowMarks are per flow (as FlowRates) the CNPs that target it and its
 	// latency over time (flowmarks.go); nil for flows without any.
 	FlowMarks []*FlowMarks
+
+	// Each frame's flow (frameflows.go), the flows seen, the frame lists
+	// made from them (FlowFramesOf).
+	frameFlows frameFlows
+	flows      int
+	flowLists  *flowLists
 }
 
-// FlowFramesOf returns the frames of flow i (empty when unknown).
+// FlowFramesOf returns the frames (Index positions) of flow i (first-seen
+// order, as Report.Flows); empty when unknown. The list is made from the
+// frames' flow ids when first asked for (frameflows.go) and cached.
 func (s *Snapshot) FlowFramesOf(i int) FrameList {
-	if i < 0 || i >= len(s.FlowFrames) {
+	if i < 0 || i >= s.flows || s.flowLists == nil {
 		return FrameList{}
 	}
-	return s.FlowFrames[i]
+	return s.flowLists.get(s.frameFlows, i)
 }
 
 // FlowRate returns flow i's rate timeline, or nil.
@@ -276,7 +283,9 @@ type loader struct {
 	eng        *engine.Engine
 	index      *packetIndex
 	layouts    [][]engine.LayoutPoint // live only: the recording's (files: the inputs track theirs)
-	flowFrames []FrameList
+	frameFlows frameFlows             // each frame's flow
+	flows      int                    // flows seen
+	flowLists  *flowLists             // the frame lists made for the snapshots
 	pfcFrames  FrameList
 	tl         timelines
 	nEvents    int
@@ -308,12 +317,13 @@ func (m *Model) load(ctx context.Context) {
 		n = 1
 	}
 	l := &loader{
-		m:       m,
-		index:   newPacketIndex(n),
-		layouts: make([][]engine.LayoutPoint, n),
-		read:    make([]int64, n),
-		started: time.Now(),
-		prev:    m.cur.Load(),
+		m:         m,
+		index:     newPacketIndex(n),
+		layouts:   make([][]engine.LayoutPoint, n),
+		read:      make([]int64, n),
+		started:   time.Now(),
+		flowLists: new(flowLists),
+		prev:      m.cur.Load(),
 	}
 	fcfg := m.cfg.Flows
 	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
@@ -389,6 +399,7 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	v := &l.tl.tl.V
 	v[SeriesBytes][b] += int64(p.Len)
 	v[SeriesPackets][b]++
+	var id uint32 // the frame's flow index + 1, 0 none
 	switch p.Kind {
 	case decode.KindRoCE, decode.KindCNP:
 		if p.ECN == 3 && p.IPVersion != 0 {
@@ -399,16 +410,15 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 		}
 		if fl != nil {
 			i := fl.Index()
-			for len(l.flowFrames) <= i {
-				l.flowFrames = append(l.flowFrames, FrameList{})
-			}
-			l.flowFrames[i].add(pos)
+			id = uint32(i) + 1
+			l.flows = max(l.flows, i+1)
 			l.tl.addFlowAt(i, b, int64(p.FrameLen))
 		}
 	case decode.KindPFC, decode.KindPause:
 		l.pfcFrames.add(pos)
 	case decode.KindOther:
 	}
+	l.frameFlows.add(id)
 	if evs := l.eng.Table().Events(); len(evs) > l.nEvents {
 		for i := l.nEvents; i < len(evs); i++ {
 			l.event(&evs[i])
@@ -455,11 +465,10 @@ func (l *loader) publish(final, canceled bool) {
 		PFCFrames:   l.pfcFrames.view(),
 		Errors:      l.allErrors(),
 		LinkBps:     l.prev.LinkBps,
-		FlowFrames:  make([]FrameList, len(l.flowFrames)),
 		FrameEvents: l.frameEvents[:len(l.frameEvents):len(l.frameEvents)],
-	}
-	for i := range l.flowFrames {
-		s.FlowFrames[i] = l.flowFrames[i].view()
+		frameFlows:  l.frameFlows.view(),
+		flows:       l.flows,
+		flowLists:   l.flowLists,
 	}
 	s.layouts = l.currentLayouts()
 	var bytesRead int64

@@ -54,7 +54,7 @@
 // point), each with the events its own point's engine found (as the rows
 // of packets.parquet with --point). A hop's lost frames are frames of its
 // `from` point, which need not be the reference: each point's frames of
-// each flow are kept (Snapshot.PointFrames, the reference's in FlowFrames),
+// each flow are kept (Snapshot.PointFrames, the reference's by FlowFramesOf),
 // and a hop_loss event is resolved among `from`'s frames of its flow by
 // time, then PSN and opcode (Pager.Resolve; the events view's Enter uses
 // it too). Enter on a hop shows exactly those frames as a fixed list named
@@ -145,14 +145,22 @@
 //
 // # Memory per frame
 //
-// 8 bytes in the packet index (file and record offset), 4 bytes in its
-// flow's frame list (RoCE and CNP frames) or in the PFC list, plus for
-// several input files 8 bytes per file every 256 frames. That is about 12
-// bytes a frame, 120 MB for ten million frames; flows, events and the
-// report cost what they cost `rocetrace report`, and each flow 512 bytes of
-// rate timeline (for the first 65,536 flows), plus 512 bytes per series it
-// has of CNPs received, ack and READ latency (made at its first value).
-// With capture points every point's frames cost the same 12 bytes (8 in the
-// index, 4 in their point's flow frame list), and the matcher what it costs
-// `report --point`.
+// The packet index (index.go) keeps per block of 64 frames a 16-byte head
+// and per frame a varint of how its record's offset steps: about 1.25
+// bytes a frame for one file (1 byte for a snaplen capture's records of
+// one size), 2-4 for several files, plus for several input files 8 bytes
+// per file every 256 frames. Each frame's flow is a uint32 (frameflows.go,
+// 4 bytes); a flow's frame list is made from those when it is shown (a
+// scan, cached for 8 flows), the PFC and PAUSE frames are a delta-encoded
+// FrameList (about 2 bytes each). That is about 5.3 bytes a frame, 53 MB
+// for ten million frames; flows, events and the report cost what they cost
+// `rocetrace report`, and each flow 512 bytes of rate timeline (for the
+// first 65,536 flows), plus 512 bytes per series it has of CNPs received,
+// ack and READ latency (made at its first value). Measured (BENCHMARKS.md,
+// issue 20): 10M frames at snaplen 128 peak at about 2x report's RSS, within
+// report + 16 bytes a frame; TestIndexBytesPerFrame holds the live heap
+// besides the report under 16 bytes a frame. With capture points every
+// point's frames are in the index and the ids (0 for the other points'),
+// their flows' frames in delta-encoded FrameLists per point (about 2 bytes
+// each), and the matcher costs what it costs `report --point`.
 package tui

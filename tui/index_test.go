@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
@@ -251,4 +253,108 @@ func TestFlowListsFromIDs(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The per-flow sums (flowacc.go) give the same rates and latency maxima as
+// adding every frame and sample to its flow's series at once: per flow
+// bucket of the final grid, the bytes summed and the largest samples, for
+// times mostly ascending with some going back, across widenings and
+// publishes, with flows past maxFlowRates left out.
+func TestFlowAccSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	type sample struct {
+		flow  int
+		ts, v int64
+		what  int // 0 bytes, 1 ack latency, 2 read latency
+	}
+	var tl timelines
+	var all []sample
+	fl := testFlows(t, 5)
+	ts := int64(1_000_000)
+	for k := range 20_000 {
+		ts += rng.Int64N(2_000)
+		at := ts
+		if k%97 == 0 {
+			at = ts - rng.Int64N(100_000) // back in time, maybe before the origin
+		}
+		i := rng.IntN(len(fl))
+		switch rng.IntN(4) {
+		case 0:
+			kind, what := flows.LatencyAck, 1
+			if rng.IntN(2) == 0 {
+				kind, what = flows.LatencyRead, 2
+			}
+			s := flows.LatencySample{Flow: fl[i], Kind: kind, RequestTsNs: at - 500 - rng.Int64N(9000), ResponseTsNs: at}
+			tl.addLatency(s)
+			all = append(all, sample{i, at, s.LatencyNs(), what})
+		default:
+			n := 64 + rng.Int64N(1000)
+			tl.addFlowAt(i, tl.bucket(at), n)
+			all = append(all, sample{i, at, n, 0})
+		}
+		if k%3000 == 0 {
+			tl.publishFlows(nil)
+		}
+	}
+	tl.addFlowAt(maxFlowRates, tl.bucket(ts), 1) // left out
+	rates := tl.publishFlows(nil)
+	marks := tl.publishMarks(nil)
+	if len(rates) != len(fl) {
+		t.Fatalf("%d flow rates, want %d", len(rates), len(fl))
+	}
+	want := make([][3]FlowRate, len(fl)) // bytes, ack max, read max
+	for _, s := range all {
+		d := s.ts - tl.tl.OriginNs
+		fb := 0
+		if d >= 0 {
+			fb = int(d/tl.tl.WidthNs) / flowBucketRatio
+		}
+		w := &want[s.flow]
+		if s.what == 0 {
+			w[0][fb] += s.v
+		} else {
+			w[s.what][fb] = max(w[s.what][fb], s.v)
+		}
+	}
+	for i := range fl {
+		if *rates[i] != want[i][0] || *marks[i].AckMaxNs != want[i][1] || *marks[i].ReadMaxNs != want[i][2] {
+			t.Fatalf("flow %d: rates or latency maxima differ from the per-sample sums", i)
+		}
+	}
+}
+
+// testFlows returns n flows of a small synthesized capture, flow i with
+// index i.
+func testFlows(t *testing.T, n int) []*flows.Flow {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "few.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = synth.WriteBulk(f, synth.BulkConfig{Frames: 2000, QPs: n, Seed: 1})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := engine.Open([]string{path})
+	defer in.Close()
+	out := make([]*flows.Flow, n)
+	e := engine.New(engine.Config{Decode: decode.Config{RoCEPort: 4791}})
+	if err := e.Run(context.Background(), in, func(_ *decode.Packet, f *flows.Flow) error {
+		if f != nil && f.Index() < n {
+			out[f.Index()] = f
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range out {
+		if f == nil {
+			t.Fatalf("no flow %d", i)
+		}
+	}
+	return out
 }

@@ -101,7 +101,7 @@ type Snapshot struct {
 	// Capture points (Config.Points; nil without): their names, and per
 	// point after the reference its flows' frames (pointsmodel.go).
 	PointNames  []string
-	PointFrames [][]FrameList // [point][flow index at that point] Index positions; [0] is nil (FlowFrames)
+	PointFrames [][]FrameList // [point][flow index at that point] Index positions; [0] is nil (FlowFramesOf)
 	pointFlows  []map[string]int
 	// FlowMarks are per flow (as FlowRates) the CNPs that target it and its
 	// latency over time (flowmarks.go); nil for flows without any.

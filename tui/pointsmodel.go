@@ -17,8 +17,8 @@ import (
 // in that merged order (the packets view lists them all, "FILE:FRAME"
 // naming the file and so the point), each with the events of its own
 // point's engine (as packets.parquet's rows with --point). The frames of
-// the other points' flows are kept per point (Snapshot.PointFrames, 4
-// bytes a RoCE frame as the reference's), so that a hop's lost frames,
+// the other points' flows are kept per point (Snapshot.PointFrames,
+// delta-encoded FrameLists: about 2 bytes a RoCE frame), so that a hop's lost frames,
 // which are frames of its `from` point, can be found (Pager.Resolve).
 // Interim reports are the reference's alone: the matcher cannot be copied,
 // so the points and hops appear with the final report.
@@ -144,7 +144,7 @@ func (l *loader) publishPoints(s *Snapshot, final bool) {
 }
 
 // pointFlowFrames returns the frames of flow id at the point named point
-// (the reference's from FlowFrames), empty when unknown.
+// (the reference's from FlowFramesOf), empty when unknown.
 func (s *Snapshot) pointFlowFrames(point, id string) FrameList {
 	for pt, name := range s.PointNames {
 		if name != point {

@@ -49,6 +49,7 @@ type timelines struct {
 	flows []*FlowRate
 	dirty []bool
 	marks flowMarks // per-flow CNP and latency series (flowmarks.go)
+	acc   flowAcc   // the per-flow sums of the current flow bucket (flowacc.go)
 
 	// The last bucket returned and its span [lastLo, lastHi): frames come
 	// in time order, so most fall in it and need no division.
@@ -103,6 +104,7 @@ func (tl *Timeline) ColumnNs(cols int) int64 {
 
 // widen doubles the bucket width, merging pairs of buckets.
 func (t *timelines) widen() {
+	t.flushFlows() // the sums are of a bucket of the grid before
 	tl := &t.tl
 	for s := range tl.V {
 		v := &tl.V[s]
@@ -151,34 +153,27 @@ func (t *timelines) addSpan(s Series, start, end int64) {
 	}
 }
 
-// addFlow adds n bytes at ts to flow i's rate.
+// addFlow adds n bytes at ts to flow i's rate (into the series at once).
 func (t *timelines) addFlow(i int, ts, n int64) {
 	t.addFlowAt(i, t.bucket(ts), n)
+	t.flushFlows()
 }
 
 // addFlowAt adds n bytes to flow i's rate in the flow bucket of timeline
-// bucket b (as bucket returned it).
+// bucket b (as bucket returned it), in the sums of flowacc.go.
 func (t *timelines) addFlowAt(i, b int, n int64) {
-	if i >= maxFlowRates {
+	j := t.slot(i, b/flowBucketRatio)
+	if j < 0 {
 		return
 	}
-	b /= flowBucketRatio
-	for len(t.flows) <= i {
-		t.flows = append(t.flows, nil)
-		t.dirty = append(t.dirty, false)
-	}
-	f := t.flows[i]
-	if f == nil {
-		f = new(FlowRate)
-		t.flows[i] = f
-	}
-	f[b] += n
-	t.dirty[i] = true
+	t.acc.bytes[j] += n
+	t.acc.mark(j, accBytes)
 }
 
 // publishFlows returns the flow rates for a snapshot: prev's entries where
 // nothing changed, fresh copies of the others.
 func (t *timelines) publishFlows(prev []*FlowRate) []*FlowRate {
+	t.flushFlows()
 	out := make([]*FlowRate, len(t.flows))
 	copy(out, prev)
 	for i, f := range t.flows {

@@ -27,6 +27,14 @@ type flowAcc struct {
 // slot returns flow i's index in the sums for flow bucket fb, flushing
 // the sums of another bucket first; -1 past maxFlowRates.
 func (t *timelines) slot(i, fb int) int {
+	if a := &t.acc; uint(i) < uint(len(a.flags)) && a.bucket == fb {
+		return i
+	}
+	return t.slotSlow(i, fb)
+}
+
+// slotSlow is slot for a new bucket or a flow past the arrays.
+func (t *timelines) slotSlow(i, fb int) int {
 	if i >= maxFlowRates || i < 0 {
 		return -1
 	}
@@ -36,7 +44,7 @@ func (t *timelines) slot(i, fb int) int {
 	}
 	a.bucket = fb
 	if i >= len(a.flags) {
-		n := max(i+1, 2*len(a.flags))
+		n := min(max(i+1, 2*len(a.flags)), maxFlowRates)
 		a.bytes = append(a.bytes, make([]int64, n-len(a.bytes))...)
 		a.ack = append(a.ack, make([]int64, n-len(a.ack))...)
 		a.read = append(a.read, make([]int64, n-len(a.read))...)

@@ -177,19 +177,6 @@ func (x *packetIndex) startBlock(file int, off int64) {
 	x.files = append(x.files[:0], fileStep{file: file, off: off})
 }
 
-// bytes returns the memory the index holds (heads, stream and checkpoint
-// capacity), for tests.
-func (x *packetIndex) bytes() int {
-	n := 8 * cap(x.cps)
-	for _, h := range x.heads {
-		n += 16 * len(h)
-	}
-	for _, s := range x.stream {
-		n += len(s)
-	}
-	return n
-}
-
 // view returns an immutable view of the frames indexed so far.
 func (x *packetIndex) view() IndexView {
 	return IndexView{

@@ -162,12 +162,14 @@ func (t *timelines) addFlow(i int, ts, n int64) {
 // addFlowAt adds n bytes to flow i's rate in the flow bucket of timeline
 // bucket b (as bucket returned it), in the sums of flowacc.go.
 func (t *timelines) addFlowAt(i, b int, n int64) {
-	j := t.slot(i, b/flowBucketRatio)
-	if j < 0 {
-		return
+	a := &t.acc
+	if fb := b / flowBucketRatio; uint(i) >= uint(len(a.flags)) || a.bucket != fb {
+		if t.slotSlow(i, fb) < 0 {
+			return
+		}
 	}
-	t.acc.bytes[j] += n
-	t.acc.mark(j, accBytes)
+	a.bytes[i] += n
+	a.mark(i, accBytes)
 }
 
 // publishFlows returns the flow rates for a snapshot: prev's entries where

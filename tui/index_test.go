@@ -209,28 +209,35 @@ func TestIndexBytesPerFrame(t *testing.T) {
 
 // A flow's frame list made from the frames' flow ids is the frames of that
 // flow, for a snapshot taken before others extended the cached list (a
-// prefix of it), after them (the list extended), and across ids chunks;
-// more flows than the cache keeps are made again when asked.
+// prefix of it), after them (the list extended), across ids chunks and
+// the change to 32-bit ids (a flow past 65,535 in the third chunk); more
+// flows than the cache keeps are made again when asked.
 func TestFlowListsFromIDs(t *testing.T) {
-	const flowsN = 11
+	const flowsN, big = 11, 70_000
 	rng := rand.New(rand.NewPCG(9, 9))
 	var ids frameFlows
-	want := make([][]uint32, flowsN)
+	want := make(map[int][]uint32)
 	var views []frameFlows
 	for pos := range 3*idChunkLen + 123 {
 		id := uint32(rng.IntN(flowsN + 1)) // 0: no flow
 		if pos%1000 < 300 {
 			id = 3 // runs of one flow
 		}
+		if pos > 2*idChunkLen+500 && pos%7 == 0 {
+			id = big + 1
+		}
 		ids.add(id)
 		if id > 0 {
-			want[id-1] = append(want[id-1], uint32(pos))
+			want[int(id)-1] = append(want[int(id)-1], uint32(pos))
 		}
-		if pos%50_000 == 0 {
+		if pos%50_000 == 0 || pos == 2*idChunkLen+499 {
 			views = append(views, ids.view())
 		}
 	}
 	views = append(views, ids.view())
+	if !ids.wide || ids.chunks[1].u16 == nil || ids.chunks[3].u32 == nil {
+		t.Fatal("ids not in 16-bit chunks, then 32-bit ones")
+	}
 	var c flowLists
 	prefix := func(w []uint32, n int) []uint32 {
 		i, _ := slices.BinarySearch(w, uint32(n))
@@ -238,8 +245,12 @@ func TestFlowListsFromIDs(t *testing.T) {
 	}
 	// The newest first (the cache then holds more than older views), then
 	// the oldest first, for every flow (more than the cache keeps).
-	for _, order := range [][]int{{len(views) - 1, 0, 2}, {0, 1, len(views) - 1}} {
-		for f := range flowsN {
+	flowIDs := []int{big}
+	for f := range flowsN {
+		flowIDs = append(flowIDs, f)
+	}
+	for _, order := range [][]int{{len(views) - 1, 0, 2, len(views) - 2}, {0, 1, len(views) - 2, len(views) - 1}} {
+		for _, f := range flowIDs {
 			for _, vi := range order {
 				v := views[vi]
 				got := c.get(v, f)

@@ -383,8 +383,8 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 	return nil
 }
 
-// frame adds one frame, already analysed, to the index, its flow's frame
-// list and the timelines.
+// frame adds one frame, already analysed, to the index, the frames' flow
+// ids (frameflows.go) and the timelines.
 func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	pos := uint32(l.index.n)
 	l.index.add(p.File, p.Offset)

@@ -146,21 +146,24 @@
 // # Memory per frame
 //
 // The packet index (index.go) keeps per block of 64 frames a 16-byte head
-// and per frame a varint of how its record's offset steps: about 1.25
-// bytes a frame for one file (1 byte for a snaplen capture's records of
-// one size), 2-4 for several files, plus for several input files 8 bytes
-// per file every 256 frames. Each frame's flow is a uint32 (frameflows.go,
-// 4 bytes); a flow's frame list is made from those when it is shown (a
-// scan, cached for 8 flows), the PFC and PAUSE frames are a delta-encoded
-// FrameList (about 2 bytes each). That is about 5.3 bytes a frame, 53 MB
-// for ten million frames; flows, events and the report cost what they cost
-// `rocetrace report`, and each flow 512 bytes of rate timeline (for the
-// first 65,536 flows), plus 512 bytes per series it has of CNPs received,
-// ack and READ latency (made at its first value). Measured (BENCHMARKS.md,
-// issue 20): 10M frames at snaplen 128 peak at about 2x report's RSS, within
-// report + 16 bytes a frame; TestIndexBytesPerFrame holds the live heap
-// besides the report under 16 bytes a frame. With capture points every
-// point's frames are in the index and the ids (0 for the other points'),
-// their flows' frames in delta-encoded FrameLists per point (about 2 bytes
-// each), and the matcher costs what it costs `report --point`.
+// and per frame a varint of how its record's offset steps: 1.4 bytes a
+// frame in all for a snaplen-128 capture of one file, 1.65 for whole
+// frames (bulk-1m-128, bulk-1m-full), 2-4 for several files, plus for
+// several input files 8 bytes per file every 256 frames. Each frame's flow is a uint16 (frameflows.go;
+// uint32 once a capture has more than 65,535 flows): a flow's frame list
+// is made from those when it is shown (a scan, cached for 8 flows). The
+// PFC and PAUSE frames are a delta-encoded FrameList (about 2 bytes each).
+// That is about 3.4 bytes a frame, 34 MB for ten million frames; flows,
+// events and the report cost what they cost `rocetrace report`, and each
+// flow 512 bytes of rate timeline (for the first 65,536 flows), plus 512
+// bytes per series it has of CNPs received, ack and READ latency (made at
+// its first value). TestIndexBytesPerFrame holds the live heap besides the
+// report under 16 bytes a frame (9.7 at 500,000 frames of 2,000 flows,
+// most of it the flows' series); peak RSS, with the garbage collector's
+// headroom, measured 11-12 bytes a frame above `report --json` at 10M
+// frames of snaplen 128 and 8-10 at 20M (BENCHMARKS.md, issue 20). With
+// capture points every point's frames are in the index and the ids (0 for
+// the other points'), their flows' frames in delta-encoded FrameLists per
+// point (about 2 bytes each), and the matcher costs what it costs `report
+// --point`.
 package tui

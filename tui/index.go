@@ -28,7 +28,8 @@ import (
 // never reads. At(i) decodes at most 63 entries of one block.
 //
 // Cost per frame: 16 bytes of head per 64 frames (0.25 a frame) plus the
-// entry, 1-2 bytes for one file (1 for snaplen captures), 2-4 for several;
+// entry, 1-2 bytes for one file (1.17 on average for bulk-1m-128, 1.40
+// for whole frames: ACKs and data differ in size), 2-4 for several;
 // plus for captures of several files one 8-byte frame counter per file
 // every 256 frames (to give each frame its number within its file).
 

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math/bits"
 	"net"
 	"slices"
 
@@ -105,6 +106,24 @@ type FlowReport struct {
 	// busiest window of flows.Table.Bin (--bin), floor(bytes × 8 × 10^9 / W).
 	GoodputBps *int64 `json:"goodput_bps"`
 	PeakBps    int64  `json:"peak_bps"`
+
+	// QoS marking (issue 16), to check a "lossless priority" finding:
+	// dscp is the DSCP of the flow's non-CNP frames (of its CNPs for a flow
+	// of CNPs only), the lowest when they had several (dscp_mixed);
+	// vlan_id and pcp are the outermost VLAN tag of its first non-CNP frame
+	// (first CNP), null when untagged, and vlan_mixed says that a later
+	// frame had another id or PCP or was tagged differently (flows.VLAN).
+	// src_port is the UDP source port of its first non-CNP frame (null: a
+	// flow of CNPs), src_ports the number of distinct ones, counted up to
+	// 8, and src_ports_more that there were more.
+	DSCP         int  `json:"dscp"`
+	DSCPMixed    bool `json:"dscp_mixed"`
+	VLANID       *int `json:"vlan_id"`
+	PCP          *int `json:"pcp"`
+	VLANMixed    bool `json:"vlan_mixed"`
+	SrcPort      *int `json:"src_port"`
+	SrcPorts     int  `json:"src_ports"`
+	SrcPortsMore bool `json:"src_ports_more"`
 }
 
 // LatencySummary summarises the non-null ecn_to_cnp_ns values. Percentiles
@@ -253,7 +272,34 @@ func flowReport(f *flows.Flow) FlowReport {
 		fr.Peer = ptr(p.ID())
 	}
 	addFlowLatency(&fr, f)
+	addFlowQoS(&fr, f)
 	return fr
+}
+
+// addFlowQoS sets the flow's DSCP, VLAN tag and source ports (one
+// allocation for the nullable values of a tagged flow).
+func addFlowQoS(fr *FlowReport, f *flows.Flow) {
+	dscps := f.DSCPMask
+	if f.DataPackets == 0 {
+		dscps = f.CNPDSCPMask
+	}
+	fr.DSCP, fr.DSCPMixed = bits.TrailingZeros64(dscps)&63, bits.OnesCount64(dscps) > 1
+	v := f.VLAN()
+	fr.VLANMixed = v.Mixed
+	port, hasPort := f.FirstSrcPort()
+	if !v.Tagged && !hasPort {
+		return
+	}
+	vals := new([3]int)
+	if v.Tagged {
+		vals[0], vals[1] = int(v.ID), int(v.PCP)
+		fr.VLANID, fr.PCP = &vals[0], &vals[1]
+	}
+	if hasPort {
+		vals[2] = int(port)
+		fr.SrcPort = &vals[2]
+	}
+	fr.SrcPorts, fr.SrcPortsMore = f.NumSrcPorts()
 }
 
 func pfcReport(s *flows.PFCStat) PFCReport {
@@ -370,11 +416,6 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw := jsonWriter{w: bufio.NewWriterSize(w, 64<<10), indent: indent}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
-	if indent {
-		// A member value: its first line follows the key, the others
-		// are at depth 1 and deeper.
-		jw.enc.SetIndent("  ", "  ")
-	}
 	jw.raw("{")
 	jw.member("capture", true)
 	jw.value(r.Capture)
@@ -416,7 +457,6 @@ type jsonWriter struct {
 	indent bool
 	enc    *json.Encoder // encodes into buf
 	buf    bytes.Buffer
-	elemEn *json.Encoder // encodes into buf, indented for array elements
 	tmp    []byte
 	err    error
 }
@@ -435,33 +475,32 @@ func (jw *jsonWriter) member(key string, first bool) {
 	}
 }
 
-// encode writes v encoded by enc (without Encode's newline).
-func (jw *jsonWriter) encode(enc *json.Encoder, v any) {
+// encode writes v encoded compact by enc (without Encode's newline) and,
+// when indenting, indented with prefix (what an Encoder with SetIndent(prefix,
+// "  ") writes; appendIndented does it faster).
+func (jw *jsonWriter) encode(v any, prefix string) {
 	jw.buf.Reset()
-	if err := enc.Encode(v); err != nil {
+	if err := jw.enc.Encode(v); err != nil {
 		if jw.err == nil {
 			jw.err = err
 		}
 		return
 	}
 	b := jw.buf.Bytes()
-	jw.w.Write(b[:len(b)-1])
+	b = b[:len(b)-1]
+	if jw.indent {
+		jw.tmp = appendIndented(jw.tmp[:0], b, prefix, "  ")
+		b = jw.tmp
+	}
+	jw.w.Write(b)
 }
 
-// value writes a member value.
-func (jw *jsonWriter) value(v any) { jw.encode(jw.enc, v) }
+// value writes a member value: its first line follows the key, the others
+// are at depth 1 and deeper.
+func (jw *jsonWriter) value(v any) { jw.encode(v, "  ") }
 
 // elem writes an element of a member array.
-func (jw *jsonWriter) elem(v any) {
-	if jw.elemEn == nil {
-		jw.elemEn = json.NewEncoder(&jw.buf)
-		jw.elemEn.SetEscapeHTML(false)
-		if jw.indent {
-			jw.elemEn.SetIndent("    ", "  ")
-		}
-	}
-	jw.encode(jw.elemEn, v)
-}
+func (jw *jsonWriter) elem(v any) { jw.encode(v, "    ") }
 
 // array writes a member array of n elements (null for a nil slice);
 // each(i) writes element i.

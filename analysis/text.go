@@ -95,6 +95,9 @@ func (tx *textWriter) heading(title string, first bool) {
 func (tx *textWriter) capture(c *CaptureSummary) {
 	dur := c.LastTsNs - c.FirstTsNs
 	tx.heading("== Capture", true)
+	if c.Interrupted { // first: a reader of stdout alone must not take it for the whole capture
+		tx.ew.printf("  %s\n", tx.paint(ansiRed, "INTERRUPTED after "+num(c.Packets)+" frames: the report covers only the frames read"))
+	}
 	tw := tabwriter.NewWriter(tx.ew, 0, 0, 2, ' ', 0)
 	if len(c.Files) > 0 {
 		fmt.Fprintf(tw, "  files\t%s\n", strings.Join(c.Files, ", "))

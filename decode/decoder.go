@@ -66,6 +66,8 @@ type Decoder struct {
 	deferMin int    // defer for IP packets of at least this many bytes; 0: never
 	pendIP   []byte // the deferred packet, or nil
 	pendOff  int    // its UDP header's offset
+
+	tr *trace // where the headers are (TreeLines); nil when decoding fast
 }
 
 // NewDecoder returns a Decoder for cfg.
@@ -526,6 +528,7 @@ func (d *Decoder) gre(b []byte, wire, depth int, p *Packet) {
 	}
 	p.resetInner()
 	p.Encap = enc
+	d.traceEthernet(b[off:])
 	d.ethernet(b[off:], wire-off, depth+1, p)
 }
 

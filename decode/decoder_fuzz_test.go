@@ -83,5 +83,26 @@ func FuzzDecode(f *testing.F) {
 		_ = p.AppendJSON(nil, "f", "")
 		_ = p.AppendSummary(nil, 0, 100e9)
 		_ = decode.AppendTree(nil, lt, &p, 100e9)
+		// TreeLines: the same packet, the same tree, byte ranges inside
+		// the record.
+		rec := pcapio.Record{Data: data, Len: wire, LinkType: lt}
+		var r decode.Packet
+		lines := d.TreeLines(&rec, &r, 100e9)
+		if r != p {
+			t.Fatalf("TreeLines decoded another packet")
+		}
+		n := 0
+		for _, l := range lines {
+			if l.Off < 0 || l.Len < 0 || l.Off+l.Len > len(data) {
+				t.Fatalf("line %q: bytes %d+%d of %d", l.Text, l.Off, l.Len, len(data))
+			}
+			n += len(l.Text) + 1
+			if l.Field {
+				n += 4
+			}
+		}
+		if tree := decode.AppendTree(nil, lt, &p, 100e9); n != len(tree) {
+			t.Fatalf("TreeLines has %d bytes of text, AppendTree %d", n, len(tree))
+		}
 	})
 }

@@ -1,6 +1,8 @@
 // Package decode is rocetrace's fast path: it turns capture records
 // (pcapio.Record) into Packets, plain values holding every header field the
-// analysis reads, and prints them (AppendSummary, AppendTree, AppendJSON).
+// analysis reads, and prints them (AppendSummary, AppendTree, AppendJSON;
+// Decoder.TreeLines gives AppendTree's lines with the bytes each describes,
+// for one frame shown: treelines.go).
 // It also holds what describes RoCE traffic everywhere else: the opcode
 // tables (Opcode, Ext), the AETH syndrome, the ICRC (ComputeICRC) and the
 // header field structs (BTHFields, RETHFields, AETHFields, ...). Package

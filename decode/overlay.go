@@ -79,6 +79,7 @@ func (d *Decoder) udpTunnel(u []byte, ulen, depth int, p *Packet) {
 		}
 		vni := binary.BigEndian.Uint32(b[4:8]) >> 8
 		p.enterTunnel(EncapVXLAN, vni)
+		d.traceEthernet(b[vxlanLen:])
 		d.ethernet(b[vxlanLen:], wire-vxlanLen, depth+1, p)
 	case GenevePort:
 		// Version (2) and options length (6, in 4-byte words), O and C
@@ -107,6 +108,7 @@ func (d *Decoder) udpTunnel(u []byte, ulen, depth int, p *Packet) {
 		}
 		p.enterTunnel(EncapGeneve, vni)
 		if proto == etherTypeTEB {
+			d.traceEthernet(b[hdr:])
 			d.ethernet(b[hdr:], wire-hdr, depth+1, p)
 		} else {
 			d.innerIP(proto, b[hdr:], wire-hdr, depth, p)
@@ -143,6 +145,7 @@ func (d *Decoder) innerIP(et uint16, b []byte, wire, depth int, p *Packet) {
 		}
 	}
 	p.FrameLen = wire + 14
+	d.traceNetwork(b)
 	d.etherType(et, b, wire, depth+1, p)
 }
 
@@ -173,6 +176,7 @@ func (d *Decoder) mpls(b []byte, wire, depth int, p *Packet) {
 	if len(b) <= off {
 		return
 	}
+	d.traceNetwork(b[off:])
 	switch b[off] >> 4 {
 	case 4:
 		d.ipv4(b[off:], wire-off, depth, p)
@@ -211,6 +215,7 @@ func (d *Decoder) erspan3(b []byte, off, wire, depth int, p *Packet) {
 		d.innerIP(0, b[off:], wire-off, depth, p)
 		return
 	}
+	d.traceEthernet(b[off:])
 	d.ethernet(b[off:], wire-off, depth+1, p)
 }
 

@@ -20,7 +20,10 @@
 // Batches reads and decodes on a helper goroutine and hands the packets
 // over in batches of 256 through a ring of 16 recycled batches (one
 // channel operation per batch, no allocation per frame); the calling
-// goroutine checks the ICRCs left to it, then observes. The result is the
+// goroutine checks the ICRCs left to it, then observes. The helper also
+// computes each packet's flows.FlowHash, which Engine.Run hands to the
+// flow table (Table.ObserveFlowHash): on mirror captures the observing
+// goroutine is the slower of the two. The result is the
 // one a single loop over the records gives (TestPipelineMatchesSerial).
 //
 // # Hooks

@@ -75,7 +75,10 @@ func (e *Engine) Report(summary analysis.CaptureSummary, opts analysis.Options) 
 // Observe counts p and feeds it to the flow table, unless the read filter
 // drops it. It returns p's flow (nil for a frame of no flow) and whether p
 // was kept. It does not allocate for frames of known flows.
-func (e *Engine) Observe(p *decode.Packet) (*flows.Flow, bool) {
+func (e *Engine) Observe(p *decode.Packet) (*flows.Flow, bool) { return e.observe(p, 0) }
+
+// observe is Observe for a frame whose flows.FlowHash is h (0: not known).
+func (e *Engine) observe(p *decode.Packet, h uint64) (*flows.Flow, bool) {
 	if e.cfg.Keep != nil && !e.cfg.Keep(p) {
 		e.filtered++
 		return nil, false
@@ -84,7 +87,7 @@ func (e *Engine) Observe(p *decode.Packet) (*flows.Flow, bool) {
 	if e.cfg.NoFlows {
 		return nil, true
 	}
-	return e.table.ObserveFlow(p), true
+	return e.table.ObserveFlowHash(p, h), true
 }
 
 // Observer sees every frame the engine keeps, after Observe, in capture
@@ -102,10 +105,10 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 	if obs == nil && e.cfg.Keep == nil && !e.cfg.NoFlows {
 		// report's path: Observe written out (it does not inline), one
 		// call less per frame.
-		return Batches(ctx, in, e.cfg.Decode, func(ps []decode.Packet) {
+		return batches(ctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 			for i := range ps {
 				e.counter.Observe(&ps[i])
-				e.table.ObserveFlow(&ps[i])
+				e.table.ObserveFlowHash(&ps[i], hs[i])
 			}
 		})
 	}
@@ -114,10 +117,10 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 	}
 	var obsErr error
 	sctx := &stopContext{Context: ctx}
-	err := Batches(sctx, in, e.cfg.Decode, func(ps []decode.Packet) {
+	err := batches(sctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 		for i := range ps {
 			p := &ps[i]
-			f, kept := e.Observe(p)
+			f, kept := e.observe(p, hs[i])
 			if !kept || obsErr != nil {
 				continue
 			}

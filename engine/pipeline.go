@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
@@ -23,10 +24,13 @@ const (
 	pipelineSlab  = 128 << 10
 	pipelineRing  = 16
 	maxIPPacket   = 40 + 65535 // IPv6 header and the largest payload length
-	// deferICRCMin: unless the inputs are mapped (the hand-over then costs
-	// no copy), the ICRCs of smaller IP packets (ACKs, CNPs, frames cut
-	// by a mirror's snaplen) are checked where they are decoded, while their
-	// bytes are in that core's cache; only bigger ones go to the consumer.
+	// deferICRCMin: the ICRCs of smaller IP packets (ACKs, CNPs, frames
+	// cut by a mirror's snaplen) are checked where they are decoded, while
+	// their bytes are in that core's cache; only bigger ones go to the
+	// consumer. Also when the inputs are mapped (the hand-over then costs
+	// no copy): the consumer, which runs the flow table, is the slower
+	// stage on mirror captures, and a small frame's check costs it a cache
+	// miss on the mapping besides the CRC.
 	deferICRCMin = 256
 	pipelineSpin = 2000
 )
@@ -34,6 +38,7 @@ const (
 // packetBatch is a reusable batch of decoded packets.
 type packetBatch struct {
 	p    [pipelineBatch]decode.Packet
+	h    [pipelineBatch]uint64 // flows.FlowHash of each packet, computed by the producer
 	n    int
 	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
 	slab []byte        // the IP packets they cover, copied (unless the inputs are mapped)
@@ -78,6 +83,13 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // damage in the inputs' errors: one error per file, naming the first record
 // not fully read, whichever goroutine (or both) met the fault.
 func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decode.Packet)) error {
+	return batches(ctx, in, cfg, func(ps []decode.Packet, _ []uint64) { fn(ps) })
+}
+
+// batches is Batches, and passes fn each packet's flows.FlowHash too (hs[i]
+// for ps[i]), computed on the producer's goroutine: the flow table's
+// goroutine is the slower of the two on mirror captures.
+func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []decode.Packet, hs []uint64)) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
 	for range pipelineRing {
@@ -113,7 +125,7 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 				check.FinishICRC(&b.p[q.i], q.ip, q.udpOff)
 			}
 			cur, curI = nil, -1
-			fn(b.p[:b.n])
+			fn(b.p[:b.n], b.h[:b.n])
 			recycle(b)
 		}
 	}, func() (int, int64, bool) {
@@ -125,7 +137,7 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 	}, in.readers...)
 	if ferr != nil {
 		if curI >= 0 {
-			fn(cur.p[:curI]) // their ICRCs are checked, and they no longer read the mapping
+			fn(cur.p[:curI], cur.h[:curI]) // their ICRCs are checked, and they no longer read the mapping
 			recycle(cur)
 		}
 		for b := range full { // let the producer finish
@@ -140,17 +152,13 @@ func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decod
 // of free and sends them on full, and returns in.Each's error.
 func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan *packetBatch) error {
 	mapped := in.Mapped()
-	deferMin := deferICRCMin
-	if mapped {
-		deferMin = 1 // no copy to make: hand every check over
-	}
 	dec := decode.NewDecoder(cfg)
 	b := <-free
 	deferICRC := true
 	err := in.Each(ctx, func(rec *pcapio.Record) error {
 		if !deferICRC {
 			dec.DecodeRecord(rec, &b.p[b.n])
-		} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferMin); ip != nil {
+		} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferICRCMin); ip != nil {
 			if !mapped {
 				if b.slab == nil {
 					// Room for one more IP packet past the limit: no growth,
@@ -163,6 +171,7 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan
 			}
 			b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
 		}
+		b.h[b.n] = flows.FlowHash(&b.p[b.n])
 		if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
 			full <- b
 			// Balance: leave the ICRCs of the next batch to the consumer

@@ -27,9 +27,16 @@
 // flows.Config.RateSink) as the window closes, and Finish completes it.
 //
 // Every file is written under a temporary name (".NAME.tmp-PID-*" in the
-// target directory) and renamed into place only once all five are
+// target directory) and renamed into place only once all of them are
 // complete; Abort removes the temporary files. Existing files are replaced
-// only with Options.Force.
+// only with Options.Force. The renames (file.go, commitAll) are all or
+// none: a file replaced is kept under a second, temporary name
+// (".NAME.tmp-PID-*.old", a hard link where the file system has them) until
+// every rename succeeded; an interruption (ctx, looked at before each
+// rename) or a failed rename takes back the renames done, putting the
+// replaced files back. RemoveTemps removes the temporary files from another
+// goroutine while the export runs (cmd/rocetrace's watchdog, before it ends
+// the process); it waits for renames in progress.
 //
 // Layouts: FilePaths gives the contract's DIR/<table>.parquet; PartitionPaths
 // gives a hive-style dataset DIR/<table>/capture=<name>/part-0.parquet, so

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -94,6 +93,8 @@ type Options struct {
 	Compression  string // none, snappy, gzip, zstd (default) or lz4
 	RowGroupRows int64  // rows per row group; 0 = DefaultRowGroupRows
 	Force        bool   // replace existing files
+
+	temps *tempSet // set by Create: the export's temporary files (file.go)
 }
 
 // Written describes one complete output file.
@@ -109,7 +110,7 @@ type Written struct {
 // windows (Rate); the other three come from the report at the end
 // (Finish). Every file is written under a temporary name and renamed only
 // when all five are complete, so readers never see a partial file. An
-// Export is used from one goroutine.
+// Export is used from one goroutine (but for RemoveTemps).
 type Export struct {
 	paths Paths
 	opts  Options
@@ -136,8 +137,9 @@ func Create(paths Paths, files []string, opts Options) (*Export, error) {
 	if err := CheckFree(paths, opts.Force); err != nil {
 		return nil, err
 	}
+	opts.temps = &tempSet{}
 	e := &Export{paths: paths, opts: opts, files: files}
-	af, err := createAtomic(paths.Packets, opts.Force)
+	af, err := createAtomic(paths.Packets, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -172,7 +174,7 @@ func writerOptions(table string, opts Options) WriterOptions {
 
 // openTable creates the temporary file and writer of one table.
 func openTable[T any](path, table string, opts Options) (*atomicFile, *Writer[T], error) {
-	af, err := createAtomic(path, opts.Force)
+	af, err := createAtomic(path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -240,13 +242,16 @@ func (e *Export) finishPackets(c *analysis.CaptureSummary) error {
 // completes packets.parquet (see FinishPackets), latency.parquet (its
 // rows came from Latency while the capture was read) and rates.parquet
 // (whose last windows the flow table's Finish, in analysis.Build, handed to
-// Rate) and renames all six into place. It returns the files that are
-// complete in place: all six, or on error those renamed before it (the
-// others are removed).
+// Rate) and renames all six into place, all or none. It returns the files
+// written: all six, or none on error (every temporary file is removed).
 //
 // ctx is checked between the tables and before every rename: once it has
-// ended, nothing more is renamed, the files renamed before are removed, and
-// Finish returns an error wrapping ctx's (errors.Is(err, context.Canceled)).
+// ended, nothing more is renamed, and Finish returns an error wrapping ctx's
+// (errors.Is(err, context.Canceled)). An interruption or a failed rename
+// takes back the renames done before it: a file that replaced another
+// (Force) gives way to the one it replaced, which was kept under a
+// temporary name until every rename succeeded; a new one is removed. So
+// the directory holds the old export or the new one, never a mix.
 func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, error) {
 	defer e.Abort()
 	if err := e.FinishPackets(&r.Capture); err != nil {
@@ -295,16 +300,8 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 		return nil, err
 	}
 	out = append(out, w)
-	for i, af := range e.temps {
-		if err := ctx.Err(); err != nil {
-			for _, done := range e.temps[:i] {
-				_ = os.Remove(done.path)
-			}
-			return nil, fmt.Errorf("export interrupted: %w", err)
-		}
-		if err := af.commit(); err != nil {
-			return out[:i], err
-		}
+	if err := commitAll(ctx, e.opts.temps, e.temps); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -353,6 +350,15 @@ func (e *Export) Abort() {
 		e.rates.af.abort()
 	}
 }
+
+// RemoveTemps removes the export's temporary files (those not renamed into
+// place) and makes it create no more, so that the export fails: for a
+// process that must end before the export returns (cmd/rocetrace's
+// watchdog, a second after a signal). Unlike Abort it is safe to call from
+// any goroutine while the export runs: it only removes the files (their
+// writers go on into unlinked files until the process ends), and waits for
+// renames in progress (Finish), which end as a whole or are taken back.
+func (e *Export) RemoveTemps() { e.opts.temps.removeAll() }
 
 // IsExist reports whether err is about an output file that already exists.
 func IsExist(err error) bool { return errors.Is(err, ErrExist) }

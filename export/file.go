@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -18,15 +20,48 @@ var ErrExist = errors.New("already exists (use --force to overwrite)")
 
 // atomicFile is a file written under a temporary name in the directory of
 // its final path (".NAME.tmp-PID-*", hidden from readers and from globs such as
-// *.parquet) and renamed to the final path by Commit. Abort removes it.
+// *.parquet) and renamed to the final path by commitAll. Abort removes it.
 type atomicFile struct {
-	path  string
-	f     *os.File
-	bw    *bufio.Writer
-	force bool
-	done  bool
-	size  int64
+	path   string
+	f      *os.File
+	bw     *bufio.Writer
+	temps  *tempSet // the export's temporary files, this one among them until committed or removed
+	force  bool
+	done   bool
+	size   int64
+	backup string // commit: the replaced file, kept under a temporary name until every rename succeeded ("": none)
 }
+
+// errTempsRemoved is the error of an export whose temporary files were
+// removed by RemoveTemps while it ran.
+var errTempsRemoved = errors.New("export stopped: its temporary files were removed")
+
+// tempSet is the temporary files of one export not yet renamed into place
+// or removed. The export's goroutine adds and removes them; removeAll, for
+// a process that ends before the export returns, may run on any goroutine.
+// Its mutex is held while a temporary file is created and during the
+// renames of commitAll, so that removeAll never meets a half-made file or
+// a half-done commit.
+type tempSet struct {
+	mu     sync.Mutex
+	names  map[string]bool
+	closed bool // removeAll ran: no more temporary files
+}
+
+// removeAll removes every temporary file of the set and makes creating
+// more fail.
+func (s *tempSet) removeAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for name := range s.names {
+		_ = os.Remove(name)
+		delete(s.names, name)
+	}
+}
+
+// forget takes name out of the set (the caller holds s.mu).
+func (s *tempSet) forget(name string) { delete(s.names, name) }
 
 // checkFree returns an error wrapping ErrExist when path exists and force
 // is not set.
@@ -42,14 +77,24 @@ func checkFree(path string, force bool) error {
 	return nil
 }
 
-// createAtomic creates the temporary file for path, making its directory.
-func createAtomic(path string, force bool) (*atomicFile, error) {
-	if err := checkFree(path, force); err != nil {
+// createAtomic creates the temporary file for path, making its directory,
+// in the set of opts.temps (set by Create).
+func createAtomic(path string, opts Options) (*atomicFile, error) {
+	if err := checkFree(path, opts.Force); err != nil {
 		return nil, err
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	ts := opts.temps
+	if ts == nil {
+		ts = &tempSet{}
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.closed {
+		return nil, errTempsRemoved
 	}
 	f, err := os.CreateTemp(dir, tempPrefix(path)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
@@ -60,7 +105,11 @@ func createAtomic(path string, force bool) (*atomicFile, error) {
 		_ = os.Remove(f.Name())
 		return nil, err
 	}
-	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), force: force}, nil
+	if ts.names == nil {
+		ts.names = make(map[string]bool)
+	}
+	ts.names[f.Name()] = true
+	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), temps: ts, force: opts.Force}, nil
 }
 
 func (a *atomicFile) Write(b []byte) (int, error) {
@@ -81,13 +130,56 @@ func (a *atomicFile) finish() error {
 	return err
 }
 
+// commitAll renames the finished temporary files into place, all or none:
+// ctx is checked before every rename, and once it has ended, or a rename
+// failed, every file renamed before is taken back (the file it replaced,
+// kept until then, is put back; else it is removed) and the error returned
+// (wrapping ctx's when interrupted). The set's lock is held throughout.
+func commitAll(ctx context.Context, ts *tempSet, files []*atomicFile) error {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.closed {
+		return errTempsRemoved
+	}
+	for i, af := range files {
+		err := ctx.Err()
+		if err != nil {
+			err = fmt.Errorf("export interrupted: %w", err)
+		} else {
+			err = af.commit()
+		}
+		if err != nil {
+			for j := i - 1; j >= 0; j-- {
+				if rerr := files[j].takeBack(); rerr != nil {
+					err = errors.Join(err, rerr)
+				}
+			}
+			return err
+		}
+		ts.forget(af.f.Name())
+	}
+	for _, af := range files {
+		if af.backup != "" {
+			_ = os.Remove(af.backup)
+		}
+	}
+	return nil
+}
+
 // commit moves the finished temporary file to its final path. Without
 // force an existing file is never replaced: the temporary file is linked
-// to the final name, which fails if that exists.
+// to the final name, which fails if that exists. With force, the file it
+// replaces is kept as af.backup (a temporary name) for takeBack.
 func (a *atomicFile) commit() error {
 	tmp := a.f.Name()
 	if a.force {
+		if err := a.keepReplaced(); err != nil {
+			return err
+		}
 		if err := os.Rename(tmp, a.path); err != nil {
+			if a.backup != "" {
+				_ = a.takeBack()
+			}
 			return err
 		}
 		a.done = true
@@ -113,13 +205,58 @@ func (a *atomicFile) commit() error {
 	return nil
 }
 
+// keepReplaced gives the file at a.path, if any, a second name, a.backup
+// (the temporary file's name + ".old", so that RemoveStale knows it): a
+// hard link, so that a.path is never missing, or where there are none a
+// rename.
+func (a *atomicFile) keepReplaced() error {
+	bak := a.f.Name() + ".old"
+	err := os.Link(a.path, bak)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = os.Rename(a.path, bak)
+	}
+	switch {
+	case err == nil:
+		a.backup = bak
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return nil // nothing to replace
+	}
+	return fmt.Errorf("keeping %s until the export is complete: %w", a.path, err)
+}
+
+// takeBack undoes a commit (or a commit that failed after keepReplaced):
+// the replaced file goes back to the final path (its backup renamed over
+// the new file; when the final path still is the replaced file, a rename
+// of one of its names onto the other does nothing, and the backup name is
+// removed), or, when it replaced none, the new file is removed.
+func (a *atomicFile) takeBack() error {
+	if bak := a.backup; bak != "" {
+		a.backup = ""
+		if err := os.Rename(bak, a.path); err != nil {
+			return fmt.Errorf("putting back the replaced %s: %w", a.path, err)
+		}
+		if err := os.Remove(bak); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("putting back the replaced %s: %w", a.path, err)
+		}
+		return nil
+	}
+	if err := os.Remove(a.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("removing %s: %w", a.path, err)
+	}
+	return nil
+}
+
 // abort removes the temporary file unless it was committed.
 func (a *atomicFile) abort() {
 	if a.done {
 		return
 	}
 	_ = a.f.Close()
+	a.temps.mu.Lock()
 	_ = os.Remove(a.f.Name())
+	a.temps.forget(a.f.Name())
+	a.temps.mu.Unlock()
 	a.done = true
 }
 

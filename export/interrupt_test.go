@@ -88,6 +88,7 @@ func TestRemoveStale(t *testing.T) {
 		{".packets.parquet.tmp-" + dead + "-123", since, true},                  // a PID that ended
 		{".flows.parquet.tmp-1-456", old, false},                                // PID 1 runs
 		{".events.parquet.tmp-" + strconv.Itoa(os.Getpid()) + "-7", old, false}, // this process
+		{".rates.parquet.tmp-" + dead + "-9.old", since, true},                  // a backup of --force's renames, PID ended
 		{".pfc.parquet.tmp-98765432", old, true},                                // no PID, older than the export
 		{".pfc.parquet.tmp-12345678", since.Add(time.Second), false},            // no PID, newer
 		{".other.parquet.tmp-" + dead + "-1", old, false},                       // not a name of this export

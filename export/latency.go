@@ -71,7 +71,7 @@ func openLatency(path string, opts Options) (*latencyTable, error) {
 		}
 		wo.Codec = &smallZstd{enc: enc}
 	}
-	af, err := createAtomic(path, opts.Force)
+	af, err := createAtomic(path, opts)
 	if err != nil {
 		return nil, err
 	}

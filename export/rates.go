@@ -43,7 +43,7 @@ type rateTable struct {
 // pages are compressed with a 256 KiB window (rateZstd), which keeps the
 // export's peak memory close to what it was without the table.
 func openRates(path string, opts Options) (*rateTable, error) {
-	af, err := createAtomic(path, opts.Force)
+	af, err := createAtomic(path, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -41,13 +41,12 @@ type Flow struct {
 
 	// Small unexported fields fill the rest of the masks' word and the
 	// next one (the layout is for size: see below).
-	pmtu       uint16 // PMTU learnt from this flow's First/Middle packets
-	port0      uint16 // the first UDP source port (nPorts > 0)
-	nPorts     uint8  // distinct source ports: port0, then all in cold.ports
-	transport  decode.Transport
-	portsExtra bool  // more than maxPorts distinct source ports
-	peerState  uint8 // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
-	index      int32
+	pmtu      uint16 // PMTU learnt from this flow's First/Middle packets
+	port0     uint16 // the first UDP source port (nPorts > 0)
+	vlan      uint16 // the first non-CNP frame's VLAN tag, and whether a later one differed (vlan*)
+	portsInfo uint8  // distinct source ports, more than maxPorts, transport (ports*)
+	peerState uint8  // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
+	index     int32
 
 	MaxPayload   int   // largest payload length of a non-CNP frame
 	MaxPayloadTs int64 // time of the frame that set MaxPayload
@@ -178,8 +177,23 @@ func (f *Flow) Transport() string {
 	if f.DataPackets == 0 {
 		return "CNP"
 	}
-	return f.transport.String()
+	return decode.Transport(f.portsInfo >> portsTransportShift).String()
 }
+
+// Flow.portsInfo: the number of distinct source ports (0..maxPorts),
+// whether there were more, and the transport of the first non-CNP frame,
+// in one byte.
+const (
+	portsCount          = 0x0F
+	portsMore           = 0x10
+	portsTransportShift = 5
+)
+
+// nPorts is the number of distinct source ports remembered.
+func (f *Flow) nPorts() uint8 { return f.portsInfo & portsCount }
+
+// portsExtra reports whether there were more than maxPorts source ports.
+func (f *Flow) portsExtra() bool { return f.portsInfo&portsMore != 0 }
 
 // PMTU returns the path MTU learnt from this flow's or its peer's First and
 // Middle packets, or 0. See Table.PMTUFor for the value analysis uses.
@@ -197,18 +211,69 @@ func (f *Flow) PMTU() int {
 // (at most 8) and whether there were more. It allocates only for a flow of
 // one port (see NumSrcPorts).
 func (f *Flow) SrcPorts() ([]uint16, bool) {
-	switch f.nPorts {
+	switch f.nPorts() {
 	case 0:
-		return nil, f.portsExtra
+		return nil, f.portsExtra()
 	case 1:
-		return []uint16{f.port0}, f.portsExtra
+		return []uint16{f.port0}, f.portsExtra()
 	}
-	return f.cold.ports[:f.nPorts], f.portsExtra
+	return f.cold.ports[:f.nPorts()], f.portsExtra()
 }
 
 // NumSrcPorts returns len(SrcPorts()) and whether there were more, without
 // allocating.
-func (f *Flow) NumSrcPorts() (int, bool) { return int(f.nPorts), f.portsExtra }
+func (f *Flow) NumSrcPorts() (int, bool) { return int(f.nPorts()), f.portsExtra() }
+
+// FirstSrcPort returns the UDP source port of the flow's first non-CNP
+// frame, and false when it had none (a flow of CNPs only). RoCEv1 frames
+// have no UDP header: their port is 0.
+func (f *Flow) FirstSrcPort() (uint16, bool) { return f.port0, f.nPorts() > 0 }
+
+// Flow.vlan: the VLAN id and PCP of the first non-CNP frame's outermost
+// tag (vlanUntagged: none), or of the first CNP while the flow has only
+// CNPs, and vlanMixed when a later frame (of the same kind) had another id
+// or PCP, or was tagged differently.
+const (
+	vlanID       = 0x0FFF
+	vlanPCPShift = 12
+	vlanUntagged = vlanID // VID 4095 is reserved (802.1Q): never on the wire
+	vlanValue    = 0x7FFF
+	vlanMixed    = 0x8000
+)
+
+// VLAN is the outermost VLAN tag of a flow's first non-CNP frame (of its
+// first CNP for a flow of CNPs only), and whether later frames differed.
+type VLAN struct {
+	Tagged bool   // false: the first frame had no VLAN tag (ID and PCP are 0)
+	ID     uint16 // VLAN id
+	PCP    uint8  // priority code point
+	Mixed  bool   // a later frame had another id or PCP, or was tagged differently
+}
+
+// VLAN returns the flow's VLAN tag (see VLAN). The DSCPs of its frames are
+// DSCPMask and CNPDSCPMask.
+func (f *Flow) VLAN() VLAN {
+	v := VLAN{Mixed: f.vlan&vlanMixed != 0}
+	if f.vlan&vlanID != vlanUntagged {
+		v.Tagged, v.ID, v.PCP = true, f.vlan&vlanID, uint8(f.vlan>>vlanPCPShift&7)
+	}
+	return v
+}
+
+// noteVLAN records the frame's VLAN tag: the first, else whether it
+// differs from the first (first: this frame replaces what was recorded).
+func (f *Flow) noteVLAN(p *decode.Packet, first bool) {
+	v := uint16(vlanUntagged)
+	if p.VLANCount > 0 {
+		v = p.VLANID&vlanID | uint16(p.VLANPCP&7)<<vlanPCPShift
+	}
+	switch {
+	case first:
+		f.vlan = v
+	case (f.vlan^v)&vlanValue != 0:
+		f.vlan |= vlanMixed
+	}
+}
 
 // CEPending reports whether CE-marked frames arrived after the last CNP that
 // matched this flow (or with none at all), and the first one's time.
@@ -243,10 +308,14 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 	if isCNP {
 		f.CNPDSCPMask |= dscp
 		f.CNPPCPMask |= pcp
+		if f.DataPackets == 0 {
+			f.noteVLAN(p, f.Packets == 1)
+		}
 		return
 	}
+	f.noteVLAN(p, f.DataPackets == 0)
 	if f.DataPackets == 0 {
-		f.transport = p.BTH.Opcode.Transport()
+		f.portsInfo = f.portsInfo&^(7<<portsTransportShift) | uint8(p.BTH.Opcode.Transport())<<portsTransportShift
 	}
 	f.DataPackets++
 	f.addPort(p.SrcPort)
@@ -269,26 +338,28 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 }
 
 func (f *Flow) addPort(port uint16) {
-	if f.nPorts > 0 && f.port0 == port {
+	n := f.nPorts()
+	if n > 0 && f.port0 == port {
 		return
 	}
-	if f.nPorts == 0 {
-		f.port0, f.nPorts = port, 1
+	if n == 0 {
+		f.port0 = port
+		f.portsInfo++
 		return
 	}
 	c := f.more()
 	c.ports[0] = f.port0
-	for i := uint8(1); i < f.nPorts; i++ {
+	for i := uint8(1); i < n; i++ {
 		if c.ports[i] == port {
 			return
 		}
 	}
-	if f.nPorts < maxPorts {
-		c.ports[f.nPorts] = port
-		f.nPorts++
+	if n < maxPorts {
+		c.ports[n] = port
+		f.portsInfo++
 		return
 	}
-	f.portsExtra = true
+	f.portsInfo |= portsMore
 }
 
 // read returns the READ request with sequence number seq, or nil when it

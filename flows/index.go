@@ -92,10 +92,25 @@ func sameKey(a, b *Key) bool {
 		a.SrcQPN == b.SrcQPN && a.UD == b.UD && a.HasSrcQPN == b.HasSrcQPN
 }
 
+// FlowHash returns the hash the flow table files the flow of p under, or
+// 0 for a frame of no flow. Table.ObserveFlowHash takes it: a pipeline
+// computes it on the goroutine that decodes, and the one that runs the
+// table saves the work (hashing both addresses costs as much as the rest
+// of a lookup).
+func FlowHash(p *decode.Packet) uint64 {
+	dstQPN, srcQPN, _, _, ok := keyParts(p)
+	if !ok {
+		return 0
+	}
+	return hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN)
+}
+
 // getPacket returns the flow of p, whose key parts (keyParts) are given,
-// or nil.
-func (x *flowIndex) getPacket(p *decode.Packet, dstQPN, srcQPN uint32, ud, hasSrcQPN bool) *Flow {
-	h := hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN)
+// or nil. h is FlowHash(p), or 0 to compute it here.
+func (x *flowIndex) getPacket(p *decode.Packet, h uint64, dstQPN, srcQPN uint32, ud, hasSrcQPN bool) *Flow {
+	if h == 0 {
+		h = hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN)
+	}
 	tag := uint32(h >> 32)
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {

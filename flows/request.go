@@ -88,10 +88,18 @@ func (t *Table) resolvePending(f *Flow, psn PSN) {
 	r.next = e.psn.Add(n)
 }
 
-// observeRequest follows a flow's request PSNs: gaps, replays, READ spans.
+// observeRequest follows a flow's request PSNs (trackRequest), then
+// records the request (addRequest). Two calls, not a defer: this runs for
+// most frames of a capture.
 func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
-	r := &f.req
 	psn := PSN(p.BTH.PSN & psnMask)
+	t.trackRequest(f, p, psn)
+	t.addRequest(f, psn, p)
+}
+
+// trackRequest follows a flow's request PSNs: gaps, replays, READ spans.
+func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
+	r := &f.req
 	op := p.BTH.Opcode
 	isRead := op.Operation() == decode.OpReadRequest &&
 		(op.Transport() == decode.TransportRC || op.Transport() == decode.TransportXRC)
@@ -104,7 +112,6 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 		r.first = psn
 		r.next = psn // the first packet sets the expectation
 	}
-	defer t.addRequest(f, psn, p)
 
 	d := psn.Diff(r.next)
 	if d < 0 && !r.inReplay && !isRead && t.psnConflict(f, p, psn) {

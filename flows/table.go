@@ -125,7 +125,7 @@ func (t *Table) FlowOf(p *decode.Packet) *Flow {
 	if !ok {
 		return nil
 	}
-	return t.flows.getPacket(p, dst, src, ud, hasSrc)
+	return t.flows.getPacket(p, 0, dst, src, ud, hasSrc)
 }
 
 // MaxFlows returns the flow limit in force (Config.MaxFlows, DefaultMaxFlows
@@ -153,7 +153,11 @@ func (t *Table) Observe(p *decode.Packet) { t.ObserveFlow(p) }
 // FlowOf returns after it, without a second lookup), or nil for a frame of
 // no flow: a malformed frame (p.Malformed) changes nothing, and a frame of
 // a flow beyond Config.MaxFlows starts none (FlowsDropped counts it).
-func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
+func (t *Table) ObserveFlow(p *decode.Packet) *Flow { return t.ObserveFlowHash(p, 0) }
+
+// ObserveFlowHash is ObserveFlow for a frame whose FlowHash is h, computed
+// beforehand (0: not computed). h must be FlowHash(p) or 0.
+func (t *Table) ObserveFlowHash(p *decode.Packet, h uint64) *Flow {
 	t.frameEvents, t.frameStart = 0, len(t.events)
 	if p.Malformed {
 		return nil
@@ -173,7 +177,7 @@ func (t *Table) ObserveFlow(p *decode.Packet) *Flow {
 	if !ok {
 		return nil
 	}
-	f := t.flows.getPacket(p, dst, src, ud, hasSrc)
+	f := t.flows.getPacket(p, h, dst, src, ud, hasSrc)
 	if f == nil {
 		if t.maxFlows >= 0 && t.flows.len() >= t.maxFlows {
 			t.dropped++
@@ -236,6 +240,9 @@ func validPMTU(n int) bool {
 
 // learnPMTU infers the PMTU from a First or Middle packet's payload length.
 func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
+	if f.pmtu != 0 && f.peerState != peerPaired && t.pmtu != 0 {
+		return // nothing left to learn (the usual case): skip the frame's tests
+	}
 	if t.cfg.PMTU > 0 || !p.HasPayloadLen || p.Malformed || !validPMTU(p.PayloadLen) {
 		return
 	}

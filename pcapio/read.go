@@ -1,6 +1,9 @@
 package pcapio
 
-import "io"
+import (
+	"encoding/binary"
+	"io"
+)
 
 // pcap (libpcap) file format: a 24-byte file header, then records of a
 // 16-byte header (ts_sec, ts_usec or ts_nsec, incl_len, orig_len) and
@@ -100,12 +103,20 @@ func (r *Reader) nextPcap(rec *Record) error {
 // pcapHeaderFields reads a pcap record header: the timestamp in ns (from µs
 // or ns by the file's magic), the captured and the wire length.
 func pcapHeaderFields(be, nano bool, h []byte) (tsNs int64, capLen, wireLen uint32) {
-	sec, frac := order32(be, h[0:]), order32(be, h[4:])
+	_ = h[15]
+	var sec, frac uint32
+	if be { // one test for the four fields, not one in each
+		sec, frac = binary.BigEndian.Uint32(h[0:]), binary.BigEndian.Uint32(h[4:])
+		capLen, wireLen = binary.BigEndian.Uint32(h[8:]), binary.BigEndian.Uint32(h[12:])
+	} else {
+		sec, frac = binary.LittleEndian.Uint32(h[0:]), binary.LittleEndian.Uint32(h[4:])
+		capLen, wireLen = binary.LittleEndian.Uint32(h[8:]), binary.LittleEndian.Uint32(h[12:])
+	}
 	tsNs = int64(sec) * 1e9
 	if nano {
 		tsNs += int64(frac)
 	} else {
 		tsNs += int64(frac) * 1000
 	}
-	return tsNs, order32(be, h[8:]), order32(be, h[12:])
+	return tsNs, capLen, wireLen
 }

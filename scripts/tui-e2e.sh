@@ -63,11 +63,27 @@ expect "ACK lat    1: p50 3 µs, p99 3 µs, max 3 µs"
 step "Enter: the worst flow"
 send Enter
 expect "Flow #1" "expected PSN 1003, got 1004" "Packets (20"
-expect "Goodput   1.8 Gb/s, peak 173.4 Mb/s" "ACK latency" "idle 21 µs"
+expect "Goodput   1.8 Gb/s, peak 173.4 Mb/s" "ACK latency" "23.5 µs after the NAK"
+# The flow's QoS and each event's frame (the gap shows at frame 4, the
+# replay starts at frame 9).
+expect "QoS       DSCP 26, untagged, UDP source port 49169" "psn_gap        10.0.0.1>10.0.0.2:qp0x000022     4 expected" \
+  "retransmission 10.0.0.1>10.0.0.2:qp0x000022     9 replay"
 
 step "Enter: the frame of its first event"
 send Enter
 expect "Headers of frame 4" "Packets │ row 4/23" "Frame 4: 1082 bytes on wire"
+
+step "the header tree: Tab to it, G (its last line: the ICRC), Left on a BTH field collapses the BTH, Right expands it"
+send Tab
+send G
+expect "Invariant CRC: 0x"
+send Up Up # the Payload line, then the BTH's last field
+expect "Packet Sequence Number: 1004"
+send Left
+expect "▸ Base Transport Header"
+send Right
+expect "▾ Base Transport Header"
+send BTab
 
 step "Esc: back to the flow, Esc: back to the overview"
 send Escape

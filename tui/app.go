@@ -109,7 +109,9 @@ type UI struct {
 	pager *Pager
 	jobs  *jobs
 	quit  func()
-	wake  chan struct{}
+	// frames labels the events tables' Frame column (eventframes.go)
+	frames *eventFrames
+	wake   chan struct{}
 
 	snap        *Snapshot // the snapshot shown (UI goroutine only)
 	appliedSeq  atomic.Uint64
@@ -152,6 +154,7 @@ type UI struct {
 func newUI(app termApp, model snapshotSource, pager *Pager, quit func()) *UI {
 	u := &UI{app: app, model: model, pager: pager, quit: quit, wake: make(chan struct{}, 1)}
 	u.jobs = newJobs(u.wakeUp)
+	u.frames = newEventFrames(u)
 	u.overview = newOverviewView(u)
 	u.flows = newFlowsView(u)
 	u.detail = newDetailView(u)

@@ -85,6 +85,7 @@ var flowColumns = []flowColumn{
 	intCol("CNP", func(f *analysis.FlowReport) int64 { return f.CNPs }),
 	intCol("CNP rx", func(f *analysis.FlowReport) int64 { return f.CNPsReceived }),
 	goodputColumn, peakColumn, // flowperf.go
+	dscpColumn, vlanColumn, srcPortColumn,
 	{title: "Peer", text: func(f *analysis.FlowReport, _ int64) string { return optString(f.Peer) },
 		cmp: func(a, b *analysis.FlowReport) int { return strings.Compare(optString(a.Peer), optString(b.Peer)) }},
 }

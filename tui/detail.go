@@ -36,7 +36,8 @@ type detailView struct {
 	charts *tview.Flex
 }
 
-var detailEventColumns = []column{{title: "Time", right: true}, {title: "Kind"}, {title: "Flow", max: 48}, {title: "Details", expand: 1}}
+var detailEventColumns = []column{{title: "Time", right: true}, {title: "Kind"}, {title: "Flow", max: 48}, {title: "Frame", right: true},
+	{title: "Details", expand: 1}}
 
 func newDetailView(u *UI) *detailView {
 	v := &detailView{u: u, flow: -1, evFlow: -1}
@@ -79,10 +80,10 @@ func newDetailView(u *UI) *detailView {
 		v.charts.ResizeItem(v.lat, latH, 0)
 		if w < 120 {
 			top.ResizeItem(v.info, 0, 2).ResizeItem(v.charts, 0, 1)
-			v.root.ResizeItem(top, 12+latH*3/5, 0)
+			v.root.ResizeItem(top, 12+min(latH, 1)+latH*3/5, 0) // from 30 lines a line more: the QoS line
 		} else {
 			top.ResizeItem(v.info, 0, 1).ResizeItem(v.charts, 0, 1)
-			v.root.ResizeItem(top, max(11, 8+latH), 0)
+			v.root.ResizeItem(top, max(12, 9+latH), 0)
 		}
 		if h < 30 { // the events keep rows: as many lines as the packets
 			v.root.ResizeItem(v.packets, 0, 1)
@@ -160,7 +161,7 @@ func (v *detailView) Refresh(s *Snapshot) {
 	}
 	f := &r.Flows[v.flow]
 	titled(v.info.Box, "Flow #"+itoa(v.flow+1))
-	v.info.SetText(flowInfo(r, f) + flowPerf(r, f))
+	v.info.SetText(flowInfo(r, f) + flowPerf(r, f) + "[green]QoS      [-] " + flowQoS(f) + "\n")
 	v.refreshChart(s, f)
 	v.refreshLatency(s)
 
@@ -175,7 +176,7 @@ func (v *detailView) Refresh(s *Snapshot) {
 					keep = selectedRow(v.events)
 				}
 				v.evReport, v.evFlow, v.evRows = r, flow, rows
-				setContent(v.events, eventContent(r, rows, true), keep)
+				setContent(v.events, eventContent(r, rows, true, v.u.frames.label), keep)
 				v.selectEvent(selectedRow(v.events))
 				titled(v.events.Box, "Events ("+fmtCount(int64(len(rows)))+", Enter: open the frame)")
 			}
@@ -246,8 +247,9 @@ func flowInfo(r *analysis.Report, f *analysis.FlowReport) string {
 	return b.String()
 }
 
-// eventContent is an events table over rows of r.Events.
-func eventContent(r *analysis.Report, rows []int32, flowCol bool) *tableContent {
+// eventContent is an events table over rows of r.Events; frame labels an
+// event with the frame that shows it (eventFrames.label).
+func eventContent(r *analysis.Report, rows []int32, flowCol bool, frame func(*analysis.Report, int32) string) *tableContent {
 	cols := eventColumns
 	if flowCol {
 		cols = detailEventColumns
@@ -274,6 +276,8 @@ func eventContent(r *analysis.Report, rows []int32, flowCol bool) *tableContent 
 					return optString(e.SrcMAC), m
 				}
 				return optString(e.Flow), m
+			case 3:
+				return frame(r, rows[row]), m
 			}
 			return eventDetail(e, start), m
 		},

@@ -13,9 +13,16 @@
 // its packets. 3 Events: every event, filterable by kind (t cycles: all,
 // psn_gap, retransmission, nak, rnr_nak, cnp, pause, psn_conflict,
 // hop_loss) and flow (/ kind:K flow:ID), sortable by time, kind, flow or
-// duration (s / S, r); Enter opens the frame, f the flow. 4 Packets:
+// duration (s / S, r); Enter opens the frame, f the flow. The events
+// tables (here and in the flow detail) have a Frame column, the frame that
+// shows the event ("FILE:FRAME" with several files), found as Enter finds
+// it (Pager.Resolve) for the rows drawn only, one job at a time
+// (eventframes.go). 4 Packets:
 // every frame in a virtualized table, its header tree and hex dump (Tab
-// between the three), the frames that show events marked (their kinds
+// between the three; headertree.go: the tree from decode.TreeLines, Enter
+// or space expands or collapses a header, ← collapses, → expands, on a
+// field its header; collapsed headers stay so from frame to frame, by
+// title; the selected line's bytes are highlighted in the hex dump), the frames that show events marked (their kinds
 // before the info); / takes the display-filter language of packets -Y
 // (package filter; a live error under the input while typing; an IP alone,
 // ip:ADDR, qp:N and problems are read as ip.addr == ADDR, dst_qpn == N and
@@ -78,7 +85,9 @@
 // largest ack and READ sample per column. Events: a retransmission shows
 // idle_ns and since_original_ns, a cnp its rates, psn_conflict its opcode,
 // PSN, READ PSN and both spans, hop_loss its points. Flows: Goodput and
-// Peak columns, before Peer.
+// Peak columns, then DSCP, PCP/VLAN and Src port (the report's dscp,
+// pcp / vlan_id, src_port / src_ports; "+" when the frames differed),
+// before Peer; the flow detail ends with a QoS line saying the same.
 //
 // The overview's findings are grouped by code, with their count and flow
 // (findings.go): Enter on a group lists its findings under it, Enter on a
@@ -107,6 +116,13 @@
 // (the copy included) take at most a sixteenth of the time. When loading
 // ends, the final report is built from the table itself and is exactly
 // what `rocetrace report` prints.
+//
+// Opening: OpenContext opens the files before the UI starts, as report
+// does (engine.OpenContext): a signal while it waits (a FIFO with no
+// writer, a pipe that has not sent its header) ends it with an error that
+// matches context.Canceled. Once the UI is up, quitting (q, Ctrl-C, or the
+// context Run was given ending) cancels the loader, whose blocked read of a
+// pipe or FIFO returns (engine.Inputs.Each), so Run returns at once.
 //
 // The charts' per-flow series besides the rate (FlowMarks, flowmarks.go)
 // are collected by the loader from what flows reports, never computed:

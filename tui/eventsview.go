@@ -136,7 +136,7 @@ func (v *eventsView) derive() {
 		}
 		return func() {
 			v.report, v.rows = r, rows
-			c := eventContent(r, rows, true)
+			c := eventContent(r, rows, true, v.u.frames.label)
 			if col >= 0 && col < 3 {
 				c.sortCol, c.desc = col, desc
 			}

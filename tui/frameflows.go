@@ -5,8 +5,9 @@ import "sync"
 // Which flow each frame is in. The loader writes, for every frame of the
 // index, its flow's index plus one (0: none: not RoCE or CNP, or a frame
 // of another capture point) into chunks of uint16 (uint32 from the chunk
-// where a flow past 65,535 first shows), one sequential store a frame. A flow's frame list (Snapshot.FlowFramesOf) is made when it is
-// asked for, by a scan of these ids (20M frames: 40 MB read, some tens of
+// where a flow past 65,535 first shows), one sequential store a frame. A
+// flow's frame list (Snapshot.FlowFramesOf) is made when it is asked for,
+// by a scan of these ids (20M frames: 40 MB read, some tens of
 // milliseconds), kept in a small cache shared by the snapshots and
 // extended by later snapshots over the frames read since. Appending to one
 // list per flow instead missed the cache on every frame (the flows' lists

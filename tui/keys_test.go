@@ -357,7 +357,7 @@ func TestPFCEpisodeToPacket(t *testing.T) {
 	if hs.u.current() != hs.u.packets {
 		t.Fatalf("Enter on an episode: %s (%s)", hs.u.current().Name(), hs.u.msg)
 	}
-	tree := hs.u.packets.tree.GetText(false)
+	tree := hs.u.packets.hdr.text()
 	for _, want := range []string{"MAC Control: Priority Flow Control", "Priority 3 (enabled): 65535 quanta"} {
 		if !strings.Contains(tree, want) {
 			t.Fatalf("the tree does not show %q:\n%s", want, tree)

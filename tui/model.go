@@ -158,7 +158,14 @@ type Model struct {
 // Open opens every capture. A file that cannot be opened is reported in
 // the snapshots' Errors and left out; Open fails only when none can be
 // opened (or when there are more files than the index can name).
-func Open(cfg Config) (*Model, error) {
+func Open(cfg Config) (*Model, error) { return OpenContext(context.Background(), cfg) }
+
+// OpenContext is Open that gives up when ctx ends while a file is being
+// opened (engine.OpenContext: the open(2) of a FIFO that has no writer, the
+// header of a stalled pipe): it then returns no model and an error that
+// says where ("interrupted after 0 frames (FILE, byte offset 0)") and
+// matches ctx's (errors.Is(err, context.Canceled)).
+func OpenContext(ctx context.Context, cfg Config) (*Model, error) {
 	if cfg.Live != nil {
 		return openLive(cfg)
 	}
@@ -180,7 +187,12 @@ func Open(cfg Config) (*Model, error) {
 	// pays; and a second handle per regular file for the packets pane (a
 	// pipe or FIFO cannot be read again: opened a second time, a FIFO
 	// whose writer has gone would block for ever).
-	m.in = engine.Open(cfg.Paths)
+	m.in = engine.OpenContext(ctx, cfg.Paths)
+	if m.in.Interrupted() {
+		err := &openInterrupted{msg: m.in.Interruption(0), err: ctx.Err()}
+		m.Close()
+		return nil, err
+	}
 	for i, path := range cfg.Paths {
 		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
 			continue
@@ -211,6 +223,16 @@ func Open(cfg Config) (*Model, error) {
 	})
 	return m, nil
 }
+
+// openInterrupted is the error of an OpenContext that ctx ended: its
+// message is the inputs' Interruption, it unwraps to ctx's error.
+type openInterrupted struct {
+	msg string
+	err error
+}
+
+func (e *openInterrupted) Error() string { return e.msg }
+func (e *openInterrupted) Unwrap() error { return e.err }
 
 // SetNotify sets a function the model calls (from its goroutines) after
 // each new snapshot. It must not block.

@@ -18,7 +18,8 @@ type packetsView struct {
 	u     *UI
 	root  *tview.Flex
 	table *tview.Table
-	tree  *tview.TextView
+	tree  *tview.Table // hdr's table
+	hdr   *headerTree  // the header tree and its bytes in hex (headertree.go)
 	hex   *tview.TextView
 
 	rows      packetRows
@@ -37,8 +38,9 @@ func newPacketsView(u *UI) *packetsView {
 	v.table = newTable("Packets", func(row int) { u.focusPane(1) })
 	useContent(v.table, &tableContent{cols: packetColumns, sortCol: -1})
 	v.table.SetSelectionChangedFunc(func(row, _ int) { v.showDetail() })
-	v.tree = newText("Headers", false)
-	v.hex = newText("Bytes", false)
+	v.hex = newText("Bytes", true)
+	v.hdr = newHeaderTree(v.hex)
+	v.tree = v.hdr.table
 	v.root = tview.NewFlex().SetDirection(tview.FlexRow).
 		AddItem(v.table, 0, 3, true).
 		AddItem(v.tree, 0, 3, false).
@@ -67,7 +69,7 @@ func (v *packetsView) Filter() (string, bool) { return v.filter, true }
 
 // Bindings are the packets' keys: Enter is the table's, f opens the flow.
 func (v *packetsView) Bindings() []binding {
-	return []binding{
+	bs := []binding{
 		paneKey(special(tcell.KeyEnter), "go to the header tree of the selected frame", v.table),
 		onRune('f', "open the flow of the selected frame", v.openFlow),
 		onRune('m', "mark the selected frame (or unmark it)", v.toggleMark),
@@ -77,6 +79,7 @@ func (v *packetsView) Bindings() []binding {
 		note("/", "display filter, as packets -Y (also an IP alone, qp:N, problems)"),
 		note("/ N Enter", "go to frame N"),
 	}
+	return append(bs, v.hdr.bindings()...)
 }
 
 // openFlow opens the flow of the selected frame.
@@ -323,13 +326,11 @@ func (v *packetsView) showDetail() {
 				return
 			}
 			if d.Err != nil {
-				v.tree.SetText(d.Err.Error())
-				v.hex.SetText("")
+				v.hdr.setText(d.Err.Error())
 				return
 			}
 			titled(v.tree.Box, "Headers of frame "+itoa(int(d.Frame)))
-			v.tree.SetText(d.Tree).ScrollToBeginning()
-			v.hex.SetText(d.Hex).ScrollToBeginning()
+			v.hdr.set(d.Head, d.Lines, d.Data)
 		}
 	})
 }

@@ -186,7 +186,7 @@ func (p *Pager) Detail(s *Snapshot, pos int) *PacketDetail {
 	if _, err := p.read(s, pos, &rec, &pkt, nil); err != nil {
 		return &PacketDetail{Pos: pos, Err: err}
 	}
-	return makeDetail(pos, p.names[rec.File], &rec, &pkt, p.linkBps)
+	return makeDetail(pos, p.names[rec.File], &rec, &pkt, p.cfg, p.linkBps)
 }
 
 // errNotReReadable is the error of a frame whose file the pager has no
@@ -279,7 +279,7 @@ func eventShownBy(ev *analysis.EventReport, pkt *decode.Packet) bool {
 		return pkt.Ext&decode.ExtAETH != 0 && psnIs()
 	case "cnp":
 		return pkt.Kind == decode.KindCNP
-	case "hop_loss":
+	case "hop_loss", "psn_conflict": // the frame's own PSN and opcode
 		return pkt.Kind == decode.KindRoCE && psnIs() && (ev.OpcodeName == nil || pkt.BTH.Opcode.String() == *ev.OpcodeName)
 	case "pause":
 		if ev.SrcMAC == nil || net.HardwareAddr(pkt.SrcMAC[:]).String() != *ev.SrcMAC {

@@ -1,8 +1,8 @@
 package tui
 
 import (
-	"encoding/hex"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -120,16 +120,21 @@ type PacketDetail struct {
 	Pos   int // Index position
 	Frame uint64
 	File  string
-	Tree  string
-	Hex   string
 	Err   error
+	// The header tree's lines with their bytes (decode.TreeLines), after
+	// Head ("File: NAME, frame N"), and the record's bytes.
+	Head  string
+	Lines []decode.TreeLine
+	Data  []byte
 }
 
-// makeDetail describes a frame read again from its record.
-func makeDetail(pos int, file string, rec *pcapio.Record, p *decode.Packet, linkBps int64) *PacketDetail {
+// makeDetail describes a frame read again from its record (cfg: the
+// decoder's, for the tree's lines).
+func makeDetail(pos int, file string, rec *pcapio.Record, p *decode.Packet, cfg decode.Config, linkBps int64) *PacketDetail {
 	d := &PacketDetail{Pos: pos, Frame: p.Frame, File: file}
-	tree := []byte("File: " + filepath.Base(file) + ", frame " + strconv.FormatUint(p.Frame, 10) + "\n")
-	d.Tree = string(decode.AppendTree(tree, rec.LinkType, p, linkBps))
-	d.Hex = hex.Dump(rec.Data)
+	d.Head = "File: " + filepath.Base(file) + ", frame " + strconv.FormatUint(p.Frame, 10)
+	var again decode.Packet
+	d.Lines = decode.NewDecoder(cfg).TreeLines(rec, &again, linkBps)
+	d.Data = slices.Clone(rec.Data)
 	return d
 }

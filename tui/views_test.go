@@ -35,6 +35,19 @@ var screenCases = []struct {
 			hs.key(tcell.KeyDown, 0) // frame 5, the NAK
 		}
 	}},
+	// The header tree of frame 5 with Ethernet and IPv4 collapsed (▸) and
+	// the BTH's PSN selected (its bytes highlighted: colour, not text).
+	{"packets_tree", lossNAK, func(hs *harness) {
+		hs.key(tcell.KeyRune, '4')
+		hs.typeFilter("5")
+		hs.key(tcell.KeyTab, 0)
+		for _, h := range []string{"Ethernet II", "Internet Protocol Version 4", "Packet Sequence Number"} {
+			treeRow(hs, h)
+			if h != "Packet Sequence Number" {
+				hs.key(tcell.KeyLeft, 0)
+			}
+		}
+	}},
 	{"pfc", pfcStorm, func(hs *harness) { hs.key(tcell.KeyRune, '5') }},
 	{"connections", lossNAK, func(hs *harness) { hs.key(tcell.KeyRune, '6') }},
 	{"help", lossNAK, func(hs *harness) { hs.key(tcell.KeyRune, '?') }},

@@ -24,8 +24,9 @@ import (
 // exportGCPercent is the GC percent of an export (see runExport).
 const exportGCPercent = 50
 
-// runExport implements `rocetrace export -o DIR [flags] FILE...`.
-func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// runExport implements `rocetrace export -o DIR [flags] FILE...`. Each
+// export registers its temporary files' removal in hooks while it runs.
+func runExport(ctx context.Context, hooks *exitHooks, args []string, stdout, stderr io.Writer) int {
 	var (
 		c    common
 		pf   pointFlags
@@ -80,7 +81,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		defer debug.SetGCPercent(debug.SetGCPercent(exportGCPercent))
 	}
 	x := &exporter{
-		c: &c, disp: &disp, stdout: stdout, stderr: stderr, start: time.Now(),
+		c: &c, disp: &disp, stdout: stdout, stderr: stderr, start: time.Now(), hooks: hooks,
 		opts: export.Options{Compression: *compression, RowGroupRows: *rowGroup, Force: *force},
 	}
 	if pf.active() {
@@ -145,7 +146,8 @@ type exporter struct {
 	mu     sync.Mutex
 	stdout io.Writer
 	stderr io.Writer
-	start  time.Time // when the export started (see export.RemoveStale)
+	start  time.Time  // when the export started (see export.RemoveStale)
+	hooks  *exitHooks // the watchdog's cleanups: each export's RemoveTemps while it runs
 }
 
 // one exports the captures in files (merged into one analysis) to paths and
@@ -178,6 +180,7 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	if err != nil {
 		return x.report(in, fmt.Sprintf("export: %v", err), nil)
 	}
+	defer x.hooks.add(ex.RemoveTemps)() // taken back after Abort
 	defer ex.Abort()
 
 	// On the engine's two-core pipeline: records are read and decoded on a

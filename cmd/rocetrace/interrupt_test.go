@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -29,6 +32,10 @@ type sigCountdown struct {
 	context.Context
 	cancel context.CancelCauseFunc
 	n      atomic.Int64
+	// beforeCancel, when set, runs once, just before the "signal" (in the
+	// Err call that sees the countdown end; the context is not yet ended).
+	beforeCancel func()
+	once         sync.Once
 }
 
 func newSigCountdown(n int64) *sigCountdown {
@@ -40,7 +47,12 @@ func newSigCountdown(n int64) *sigCountdown {
 
 func (c *sigCountdown) Err() error {
 	if c.n.Add(-1) < 0 {
-		c.cancel(signalError{syscall.SIGINT})
+		c.once.Do(func() {
+			if c.beforeCancel != nil {
+				c.beforeCancel()
+			}
+			c.cancel(signalError{syscall.SIGINT})
+		})
 	}
 	return c.Context.Err()
 }
@@ -115,5 +127,70 @@ func TestExportRemovesStale(t *testing.T) {
 	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
 	if got := expFiles(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("files %v, want %v", got, want)
+	}
+}
+
+// TestExportForceInterruptedEverywhere: export --force over an earlier
+// export, interrupted by SIGINT at each point where it looks for it (the
+// renames included), leaves the earlier export exactly as it was: every
+// file with its old contents, no temporary file or backup; it exits 130.
+// With no interruption, every file is the new export's.
+func TestExportForceInterruptedEverywhere(t *testing.T) {
+	in := filepath.Join(testenv.RepoRoot(), sigCapture)
+	// The earlier export: its six files, told apart from any new one.
+	old := map[string][]byte{}
+	var oldNames []string
+	for _, table := range export.Tables {
+		old[table+".parquet"] = []byte("the earlier " + table + ".parquet")
+		oldNames = append(oldNames, table+".parquet")
+	}
+	slices.Sort(oldNames)
+	renames := 0
+	for n := int64(0); ; n++ {
+		if n > 100 {
+			t.Fatal("the export never ran to its end")
+		}
+		dir := t.TempDir()
+		for name, b := range old {
+			if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, _, errOut := expRun(newSigCountdown(n), "export", "--force", "-o", dir, in)
+		got := expFiles(t, dir)
+		if !slices.Equal(got, oldNames) {
+			t.Errorf("look %d (exit %d): files %v, want %v", n+1, code, got, oldNames)
+			continue
+		}
+		var same, differ []string
+		for _, name := range got {
+			b, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Equal(b, old[name]) {
+				same = append(same, name)
+			} else {
+				differ = append(differ, name)
+			}
+		}
+		if code == exitOK {
+			if len(same) != 0 {
+				t.Errorf("not interrupted: %v are still the old files", same)
+			}
+			break
+		}
+		if code != exitSIGINT || !strings.Contains(errOut, "rocetrace: export interrupted after ") {
+			t.Errorf("look %d: exit %d, stderr %q; want 130 and the interruption", n+1, code, errOut)
+		}
+		if len(differ) != 0 {
+			t.Errorf("look %d: %v replaced; want the old export intact", n+1, differ)
+		}
+		if strings.Contains(errOut, "interrupted after 50 frames") {
+			renames++ // a look in the write phase (the last six: before each rename)
+		}
+	}
+	if renames < len(export.Tables) {
+		t.Errorf("%d looks in the write phase, want at least the %d before the renames", renames, len(export.Tables))
 	}
 }

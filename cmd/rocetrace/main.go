@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -20,26 +21,33 @@ func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	watch := watchdogWanted(os.Args)
-	go func() {
-		sig := <-sigs
-		se := signalError{sig}
-		cancel(se)
-		if !watch {
-			return
-		}
-		// The command stops within a second whatever it is blocked on (a
-		// write to a stalled stdout included): else the process ends here.
-		select {
-		case <-time.After(watchdogDelay):
-		case <-sigs:
-		}
-		fmt.Fprintf(os.Stderr, "rocetrace: %v; did not stop within %v: exiting\n", se, watchdogDelay)
-		os.Exit(se.ExitCode())
-	}()
-	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	hooks := &exitHooks{} // the watchdog's cleanups (an export's temporary files)
+	go watchSignals(sigs, cancel, watchdogWanted(os.Args), hooks, os.Stderr, os.Exit)
+	code := runWithHooks(ctx, hooks, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	signal.Stop(sigs)
 	os.Exit(code)
+}
+
+// watchSignals cancels the command's context on the first signal, with a
+// cause naming it. With watch (the watchdog), it then ends the process
+// with exit, the signal's status, when the command has not returned a
+// second later (or at a second signal): the command stops within a second
+// whatever it is blocked on (a write to a stalled stdout included), else
+// the process ends here, after hooks (an export's temporary files are
+// removed; at most another second).
+func watchSignals(sigs <-chan os.Signal, cancel context.CancelCauseFunc, watch bool, hooks *exitHooks, stderr io.Writer, exit func(int)) {
+	se := signalError{<-sigs}
+	cancel(se)
+	if !watch {
+		return
+	}
+	select {
+	case <-time.After(watchdogDelay):
+	case <-sigs:
+	}
+	hooks.run(watchdogDelay)
+	fmt.Fprintf(stderr, "rocetrace: %v; did not stop within %v: exiting\n", se, watchdogDelay)
+	exit(se.ExitCode())
 }
 
 // watchdogWanted reports whether the command of args ends on a signal

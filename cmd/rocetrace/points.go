@@ -149,6 +149,7 @@ func (x *exporter) exportPoints(ctx context.Context, pf *pointFlags, paths expor
 	if err != nil {
 		return x.report(in, fmt.Sprintf("export: %v", err), nil)
 	}
+	defer x.hooks.add(ex.RemoveTemps)() // taken back after Abort
 	defer ex.Abort()
 	// latency.parquet and rates.parquet are the reference point's, as the
 	// other tables: its engine streams them (the others have no sinks).

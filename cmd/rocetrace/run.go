@@ -49,6 +49,13 @@ Run 'rocetrace COMMAND -h' (or 'rocetrace help COMMAND') for a command's flags.
 
 // run is the whole program: it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runWithHooks(ctx, nil, args, stdin, stdout, stderr)
+}
+
+// runWithHooks is run with the watchdog's cleanups (main's): a command
+// registers there what must be undone should the process end before it
+// returns (export's temporary files).
+func runWithHooks(ctx context.Context, hooks *exitHooks, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	_ = stdin
 	if len(args) < 2 {
 		fmt.Fprint(stderr, usageText)
@@ -68,7 +75,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "packets":
 		return runPackets(ctx, rest, stdout, stderr)
 	case "export":
-		return runExport(ctx, rest, stdout, stderr)
+		return runExport(ctx, hooks, rest, stdout, stderr)
 	case "tui":
 		return runTUI(ctx, rest, stdout, stderr)
 	case "capture":

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/internal/testenv"
 	"golang.org/x/sys/unix"
@@ -128,7 +129,7 @@ func TestSignalDuringBlockedRead(t *testing.T) {
 		stdout  string // a part of stdout
 	}{
 		{"report fifo SIGINT", []string{"report"}, false, syscall.SIGINT, 130,
-			"rocetrace: interrupted after 0 frames ({FILE}, byte offset 0)\n", "== Capture"},
+			"rocetrace: interrupted after 0 frames ({FILE}, byte offset 0)\n", "== Capture\n  INTERRUPTED after 0 frames: the report covers only the frames read\n"},
 		{"report --json fifo SIGTERM", []string{"report", "--json"}, false, syscall.SIGTERM, 143,
 			"rocetrace: interrupted after 0 frames ({FILE}, byte offset 0)\n", `"interrupted": true`},
 		{"packets fifo SIGINT", []string{"packets"}, false, syscall.SIGINT, 130,
@@ -136,7 +137,7 @@ func TestSignalDuringBlockedRead(t *testing.T) {
 		{"report --json stalled pipe SIGTERM", []string{"report", "--json"}, true, syscall.SIGTERM, 143,
 			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", `"packets": 50,`},
 		{"report stalled pipe SIGINT", []string{"report"}, true, syscall.SIGINT, 130,
-			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", "50 frames"},
+			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", "== Capture\n  INTERRUPTED after 50 frames: the report covers only the frames read\n"},
 		{"packets --json stalled pipe SIGINT", []string{"packets", "--json"}, true, syscall.SIGINT, 130,
 			"rocetrace: interrupted after 50 frames (/dev/stdin, byte offset 40860)\n", `"frame":50,`},
 	} {
@@ -276,5 +277,104 @@ func TestSignalExportFIFO(t *testing.T) {
 	}
 	if got := expFiles(t, dir); len(got) != 0 || stdout.Len() != 0 {
 		t.Errorf("files %v, stdout %q", got, stdout.String())
+	}
+}
+
+// TestSignalTUIOpen: SIGINT or SIGTERM while tui waits for a FIFO's writer
+// (opening its files, before the terminal is set up) ends it as it ends
+// report: where it stopped on stderr, exit 130 or 143. (stdout is not a
+// terminal here: tui would refuse it, but only after opening its files.)
+func TestSignalTUIOpen(t *testing.T) {
+	bin := buildRocetrace(t)
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code int
+	}{
+		{syscall.SIGINT, 130},
+		{syscall.SIGTERM, 143},
+	} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			fifo := filepath.Join(t.TempDir(), "fifo")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			cmd := exec.Command(bin, "tui", fifo)
+			var stdout bytes.Buffer
+			stderr := &syncBuffer{}
+			cmd.Stdout, cmd.Stderr = &stdout, stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			blockedInWait(t, cmd.Process.Pid)
+			if err := syscall.Kill(cmd.Process.Pid, tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitEnd(t, cmd, stderr); code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr.String())
+			}
+			if want := "rocetrace: interrupted after 0 frames (" + fifo + ", byte offset 0)\n"; stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q", stdout.String())
+			}
+		})
+	}
+}
+
+// TestSignalWatchdogExportDone: an export whose files are all in place but
+// which is blocked writing its "wrote" lines to a full pipe is ended by the
+// watchdog (exit 143); its hooks, run first, leave the complete export
+// alone: the six files stay, no temporary file.
+func TestSignalWatchdogExportDone(t *testing.T) {
+	bin := buildRocetrace(t)
+	in := filepath.Join(testenv.RepoRoot(), sigCapture)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	// Fill the pipe: nobody reads it, the first write of rocetrace blocks.
+	// (Fd puts the file in blocking mode: call it once, before.)
+	fd := int(w.Fd())
+	if err := unix.SetNonblock(fd, true); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 4096)
+	for n := 0; ; n++ {
+		if _, err := unix.Write(fd, chunk); err != nil {
+			break
+		}
+		if n > 1<<16 {
+			t.Fatal("the pipe never filled")
+		}
+	}
+	if err := unix.SetNonblock(fd, false); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cmd := exec.Command(bin, "export", "-o", dir, in)
+	stderr := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = w, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	blockedInWait(t, cmd.Process.Pid)
+	if got := expFiles(t, dir); len(got) != len(export.Tables) {
+		t.Fatalf("blocked with files %v: not after the renames", got)
+	}
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := waitEnd(t, cmd, stderr); code != 143 {
+		t.Errorf("exit %d, want 143 (stderr %q)", code, stderr.String())
+	}
+	if want := "rocetrace: interrupted by SIGTERM; did not stop within 1s: exiting\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	want := []string{"events.parquet", "flows.parquet", "latency.parquet", "packets.parquet", "pfc.parquet", "rates.parquet"}
+	if got := expFiles(t, dir); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("files %v, want %v", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -114,12 +115,18 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// runTUIFiles runs the terminal UI over capture files.
+// runTUIFiles runs the terminal UI over capture files. A signal while a
+// file is being opened (a FIFO with no writer), before the UI is up, ends it
+// as it ends report: "interrupted after 0 frames (FILE, byte offset 0)",
+// status 130 or 143.
 func runTUIFiles(ctx context.Context, cfg tui.Config, stdout, stderr io.Writer) int {
-	m, err := tui.Open(cfg)
+	m, err := tui.OpenContext(ctx, cfg)
 	if err != nil {
 		for _, line := range strings.Split(err.Error(), "\n") {
 			fmt.Fprintf(stderr, "rocetrace: %s\n", line)
+		}
+		if errors.Is(err, context.Canceled) {
+			return interruptStatus(ctx)
 		}
 		return exitFailed
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -138,13 +139,18 @@ var packetColumns = []column{
 }
 
 // packetRows is the row order of a packet table: every frame of the
-// snapshot (frames == nil) or the given Index positions.
+// snapshot (frames and flow nil), the given Index positions, or those of
+// flow (a flow's frame list).
 type packetRows struct {
 	snap   *Snapshot
 	frames []uint32
+	flow   *FrameList
 }
 
 func (p packetRows) len() int {
+	if p.flow != nil {
+		return p.flow.Len()
+	}
 	if p.frames == nil {
 		if p.snap == nil {
 			return 0
@@ -156,6 +162,9 @@ func (p packetRows) len() int {
 
 // pos returns the Index position of row i.
 func (p packetRows) pos(i int) int {
+	if p.flow != nil {
+		return int(p.flow.At(i))
+	}
 	if p.frames == nil {
 		return i
 	}
@@ -164,23 +173,17 @@ func (p packetRows) pos(i int) int {
 
 // find returns the row of Index position pos, or -1.
 func (p packetRows) find(pos int) int {
-	if p.frames == nil {
+	if p.flow == nil && p.frames == nil {
 		if pos < p.snap.Index.Len() {
 			return pos
 		}
 		return -1
 	}
-	lo, hi := 0, len(p.frames)
-	for lo < hi {
-		m := (lo + hi) / 2
-		if int(p.frames[m]) < pos {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+	if pos < 0 || pos > math.MaxUint32 {
+		return -1
 	}
-	if lo < len(p.frames) && int(p.frames[lo]) == pos {
-		return lo
+	if i := p.atOrAfter(pos); i < p.len() && p.pos(i) == pos {
+		return i
 	}
 	return -1
 }
@@ -188,6 +191,9 @@ func (p packetRows) find(pos int) int {
 // atOrAfter returns the row of Index position pos or, when the rows do not
 // hold it, of the first position after it (len when none follows).
 func (p packetRows) atOrAfter(pos int) int {
+	if p.flow != nil {
+		return p.flow.Search(uint32(pos))
+	}
 	if p.frames == nil {
 		return min(pos, p.len())
 	}

@@ -183,13 +183,10 @@ func (v *detailView) Refresh(s *Snapshot) {
 		})
 	}
 	frames := s.FlowFramesOf(v.flow)
-	if v.pktRows.snap == nil || len(frames) != v.pktRows.len() {
-		v.pktRows = packetRows{snap: s, frames: frames}
-		if frames == nil {
-			v.pktRows.frames = []uint32{}
-		}
+	if v.pktRows.snap == nil || frames.Len() != v.pktRows.len() {
+		v.pktRows = packetRows{snap: s, flow: &frames}
 		setContent(v.packets, newPacketContent(v.pktRows, v.u.pager), -1)
-		titled(v.packets.Box, "Packets ("+fmtCount(int64(len(frames)))+", Enter: open in Packets)")
+		titled(v.packets.Box, "Packets ("+fmtCount(int64(frames.Len()))+", Enter: open in Packets)")
 	}
 }
 

@@ -61,7 +61,7 @@
 // point), each with the events its own point's engine found (as the rows
 // of packets.parquet with --point). A hop's lost frames are frames of its
 // `from` point, which need not be the reference: each point's frames of
-// each flow are kept (Snapshot.PointFrames, the reference's in FlowFrames),
+// each flow are kept (Snapshot.PointFrames, the reference's by FlowFramesOf),
 // and a hop_loss event is resolved among `from`'s frames of its flow by
 // time, then PSN and opcode (Pager.Resolve; the events view's Enter uses
 // it too). Enter on a hop shows exactly those frames as a fixed list named
@@ -113,9 +113,9 @@
 // built every few hundred milliseconds from a copy of the flow table
 // (flows.Table.Clone), on another goroutine, so the overview, flows and
 // events fill in as the file is read; the interval adapts so that builds
-// take at most a ninth of the time. When loading ends, the final report is
-// built from the table itself and is exactly what `rocetrace report`
-// prints.
+// (the copy included) take at most a sixteenth of the time. When loading
+// ends, the final report is built from the table itself and is exactly
+// what `rocetrace report` prints.
 //
 // Opening: OpenContext opens the files before the UI starts, as report
 // does (engine.OpenContext): a signal while it waits (a FIFO with no
@@ -161,14 +161,25 @@
 //
 // # Memory per frame
 //
-// 8 bytes in the packet index (file and record offset), 4 bytes in its
-// flow's frame list (RoCE and CNP frames) or in the PFC list, plus for
-// several input files 8 bytes per file every 256 frames. That is about 12
-// bytes a frame, 120 MB for ten million frames; flows, events and the
-// report cost what they cost `rocetrace report`, and each flow 512 bytes of
-// rate timeline (for the first 65,536 flows), plus 512 bytes per series it
-// has of CNPs received, ack and READ latency (made at its first value).
-// With capture points every point's frames cost the same 12 bytes (8 in the
-// index, 4 in their point's flow frame list), and the matcher what it costs
-// `report --point`.
+// The packet index (index.go) keeps per block of 64 frames a 16-byte head
+// and per frame a varint of how its record's offset steps: 1.4 bytes a
+// frame in all for a snaplen-128 capture of one file, 1.65 for whole
+// frames (bulk-1m-128, bulk-1m-full), 2-4 for several files, plus for
+// several input files 8 bytes per file every 256 frames. Each frame's flow is a uint16 (frameflows.go;
+// uint32 once a capture has more than 65,535 flows): a flow's frame list
+// is made from those when it is shown (a scan, cached for 8 flows). The
+// PFC and PAUSE frames are a delta-encoded FrameList (about 2 bytes each).
+// That is about 3.4 bytes a frame, 34 MB for ten million frames; flows,
+// events and the report cost what they cost `rocetrace report`, and each
+// flow 512 bytes of rate timeline (for the first 65,536 flows), plus 512
+// bytes per series it has of CNPs received, ack and READ latency (made at
+// its first value). TestIndexBytesPerFrame holds the live heap besides the
+// report under 16 bytes a frame (9.7 at 500,000 frames of 2,000 flows,
+// most of it the flows' series); peak RSS, with the garbage collector's
+// headroom, measured 11-12 bytes a frame above `report --json` at 10M
+// frames of snaplen 128 and 8-10 at 20M (BENCHMARKS.md, issue 20). With
+// capture points every point's frames are in the index and the ids (0 for
+// the other points'), their flows' frames in delta-encoded FrameLists per
+// point (about 2 bytes each), and the matcher costs what it costs `report
+// --point`.
 package tui

@@ -72,24 +72,24 @@ func (t *timelines) clearCNPs() {
 }
 
 // addLatency keeps sample s in its request flow's latency series: ack and
-// read samples only (read_first and atomic are in the percentiles only).
+// read samples only (read_first and atomic are in the percentiles only);
+// in the sums of flowacc.go first.
 func (t *timelines) addLatency(s flows.LatencySample) {
 	if s.Flow == nil || (s.Kind != flows.LatencyAck && s.Kind != flows.LatencyRead) {
 		return
 	}
-	b := t.bucket(s.ResponseTsNs) / flowBucketRatio
-	fm := t.marks.at(s.Flow.Index())
-	if fm == nil {
+	j := t.slot(s.Flow.Index(), t.bucket(s.ResponseTsNs)/flowBucketRatio)
+	if j < 0 {
 		return
 	}
-	p := &fm.AckMaxNs
+	a := &t.acc
 	if s.Kind == flows.LatencyRead {
-		p = &fm.ReadMaxNs
+		a.read[j] = max(a.read[j], s.LatencyNs())
+		a.mark(j, accRead)
+	} else {
+		a.ack[j] = max(a.ack[j], s.LatencyNs())
+		a.mark(j, accAck)
 	}
-	if *p == nil {
-		*p = new(FlowRate)
-	}
-	(*p)[b] = max((*p)[b], s.LatencyNs())
 }
 
 // widenMarks merges pairs of flow buckets after the grid doubled: CNP counts
@@ -120,6 +120,7 @@ func (t *timelines) widenMarks() {
 // publishMarks returns the marks for a snapshot: prev's entries where
 // nothing changed, fresh copies of the others.
 func (t *timelines) publishMarks(prev []*FlowMarks) []*FlowMarks {
+	t.flushFlows()
 	out := make([]*FlowMarks, len(t.marks.flows))
 	copy(out, prev)
 	cp := func(f *FlowRate) *FlowRate {

@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkLoaderFrame measures what the TUI adds per frame to the
-// engine's work (loader.frame: the packet index, flow frame lists,
+// engine's work (loader.frame: the packet index, the frame's flow id,
 // timelines) on 200k mirror-style frames of 1000 QPs, decoded and observed
 // once up front.
 func BenchmarkLoaderFrame(b *testing.B) {

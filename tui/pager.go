@@ -202,7 +202,7 @@ var errNoPacket = errors.New("no frame of the capture shows this event")
 // the pause's source MAC and priority). The frames are read again from the
 // file: a binary search by time, O(log n) reads.
 func (p *Pager) Resolve(s *Snapshot, ev *analysis.EventReport) (int, error) {
-	var list []uint32
+	var list FrameList
 	switch {
 	case ev.Kind == "pause":
 		list = s.PFCFrames
@@ -217,7 +217,7 @@ func (p *Pager) Resolve(s *Snapshot, ev *analysis.EventReport) (int, error) {
 		}
 		list = s.FlowFramesOf(i)
 	}
-	if len(list) == 0 {
+	if list.Len() == 0 {
 		return 0, errNoPacket
 	}
 	var (
@@ -227,13 +227,13 @@ func (p *Pager) Resolve(s *Snapshot, ev *analysis.EventReport) (int, error) {
 		err error
 	)
 	tsAt := func(j int) int64 {
-		buf, err = p.read(s, int(list[j]), &rec, &pkt, buf)
+		buf, err = p.read(s, int(list.At(j)), &rec, &pkt, buf)
 		if err != nil {
 			return 0
 		}
 		return pkt.TsNs
 	}
-	lo, hi := 0, len(list)
+	lo, hi := 0, list.Len()
 	for lo < hi && err == nil {
 		m := (lo + hi) / 2
 		if tsAt(m) < ev.TsNs {
@@ -245,20 +245,20 @@ func (p *Pager) Resolve(s *Snapshot, ev *analysis.EventReport) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	for j := lo; j < len(list); j++ {
+	for j := lo; j < list.Len(); j++ {
 		if tsAt(j) != ev.TsNs || err != nil {
 			break
 		}
 		if eventShownBy(ev, &pkt) {
-			return int(list[j]), nil
+			return int(list.At(j)), nil
 		}
 	}
 	// Captures whose files are not in time order defeat the binary search:
 	// look at every frame of short lists.
-	if len(list) <= 1<<14 {
-		for j := range list {
+	if list.Len() <= 1<<14 {
+		for j := range list.Len() {
 			if tsAt(j) == ev.TsNs && err == nil && eventShownBy(ev, &pkt) {
-				return int(list[j]), nil
+				return int(list.At(j)), nil
 			}
 		}
 	}

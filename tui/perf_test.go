@@ -197,6 +197,7 @@ func TestFlowMarksWiden(t *testing.T) {
 	}
 	tl.addCNP(0, tl.bucket(2_000))
 	tl.addCNP(0, tl.bucket(6_000))
+	tl.flushFlows() // the sums of the current flow bucket (flowacc.go) into the series
 	fm := tl.marks.flows[0]
 	// flow bucket 0 is [0, 4 µs): max(700, 500); bucket 1 [4, 8 µs): 900.
 	if fm.AckMaxNs[0] != 700 || fm.AckMaxNs[1] != 900 || fm.CNPs[0] != 1 || fm.CNPs[1] != 1 {

@@ -17,8 +17,8 @@ import (
 // in that merged order (the packets view lists them all, "FILE:FRAME"
 // naming the file and so the point), each with the events of its own
 // point's engine (as packets.parquet's rows with --point). The frames of
-// the other points' flows are kept per point (Snapshot.PointFrames, 4
-// bytes a RoCE frame as the reference's), so that a hop's lost frames,
+// the other points' flows are kept per point (Snapshot.PointFrames,
+// delta-encoded FrameLists: about 2 bytes a RoCE frame), so that a hop's lost frames,
 // which are frames of its `from` point, can be found (Pager.Resolve).
 // Interim reports are the reference's alone: the matcher cannot be copied,
 // so the points and hops appear with the final report.
@@ -67,7 +67,7 @@ func (l *loader) startPoints() {
 	ref.Flows.LatencySink = l.latencySink(l.m.cfg.Flows.LatencySink)
 	l.ps.Engines[0] = engine.New(ref)
 	l.eng = l.ps.Engines[0]
-	l.pointFrames = make([][][]uint32, len(pts))
+	l.pointFrames = make([][]FrameList, len(pts))
 }
 
 // observePoint is the engine.PointObserver: observe, told the point.
@@ -87,15 +87,16 @@ func (l *loader) otherFrame(p *decode.Packet, fl *flows.Flow) {
 		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
 	}
 	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
+	l.frameFlows.add(0) // not a reference flow's
 	if fl == nil || (p.Kind != decode.KindRoCE && p.Kind != decode.KindCNP) {
 		return
 	}
 	lists := l.pointFrames[l.point]
 	i := fl.Index()
 	for len(lists) <= i {
-		lists = append(lists, nil)
+		lists = append(lists, FrameList{})
 	}
-	lists[i] = append(lists[i], pos)
+	lists[i].add(pos)
 	l.pointFrames[l.point] = lists
 }
 
@@ -115,14 +116,14 @@ func (l *loader) publishPoints(s *Snapshot, final bool) {
 		return
 	}
 	s.PointNames = l.ps.Names
-	s.PointFrames = make([][][]uint32, len(l.pointFrames))
+	s.PointFrames = make([][]FrameList, len(l.pointFrames))
 	for pt, lists := range l.pointFrames {
 		if pt == 0 {
 			continue
 		}
-		out := make([][]uint32, len(lists))
-		for i, ff := range lists {
-			out[i] = ff[:len(ff):len(ff)]
+		out := make([]FrameList, len(lists))
+		for i := range lists {
+			out[i] = lists[i].view()
 		}
 		s.PointFrames[pt] = out
 	}
@@ -143,8 +144,8 @@ func (l *loader) publishPoints(s *Snapshot, final bool) {
 }
 
 // pointFlowFrames returns the frames of flow id at the point named point
-// (the reference's from FlowFrames), nil when unknown.
-func (s *Snapshot) pointFlowFrames(point, id string) []uint32 {
+// (the reference's from FlowFramesOf), empty when unknown.
+func (s *Snapshot) pointFlowFrames(point, id string) FrameList {
 	for pt, name := range s.PointNames {
 		if name != point {
 			continue
@@ -152,18 +153,18 @@ func (s *Snapshot) pointFlowFrames(point, id string) []uint32 {
 		if pt == 0 {
 			i, ok := s.FlowIndex[id]
 			if !ok {
-				return nil
+				return FrameList{}
 			}
 			return s.FlowFramesOf(i)
 		}
 		if pt >= len(s.pointFlows) || pt >= len(s.PointFrames) {
-			return nil
+			return FrameList{}
 		}
 		i, ok := s.pointFlows[pt][id]
 		if !ok || i >= len(s.PointFrames[pt]) {
-			return nil
+			return FrameList{}
 		}
 		return s.PointFrames[pt][i]
 	}
-	return nil
+	return FrameList{}
 }

@@ -49,6 +49,12 @@ type timelines struct {
 	flows []*FlowRate
 	dirty []bool
 	marks flowMarks // per-flow CNP and latency series (flowmarks.go)
+	acc   flowAcc   // the per-flow sums of the current flow bucket (flowacc.go)
+
+	// The last bucket returned and its span [lastLo, lastHi): frames come
+	// in time order, so most fall in it and need no division.
+	last           int
+	lastLo, lastHi int64
 }
 
 // maxFlowRates bounds the per-flow rate memory (512 bytes a flow).
@@ -57,6 +63,9 @@ const maxFlowRates = 1 << 16
 // bucket returns the bucket of ts, widening the grid as needed. Times before
 // the origin (unsorted input) count in bucket 0.
 func (t *timelines) bucket(ts int64) int {
+	if ts >= t.lastLo && ts < t.lastHi {
+		return t.last
+	}
 	tl := &t.tl
 	if tl.WidthNs == 0 {
 		tl.OriginNs, tl.WidthNs, tl.Used = ts, firstWidthNs, 1
@@ -72,6 +81,9 @@ func (t *timelines) bucket(ts int64) int {
 	if b+1 > tl.Used {
 		tl.Used = b + 1
 	}
+	t.last = b
+	t.lastLo = tl.OriginNs + int64(b)*tl.WidthNs
+	t.lastHi = t.lastLo + tl.WidthNs
 	return b
 }
 
@@ -92,6 +104,7 @@ func (tl *Timeline) ColumnNs(cols int) int64 {
 
 // widen doubles the bucket width, merging pairs of buckets.
 func (t *timelines) widen() {
+	t.flushFlows() // the sums are of a bucket of the grid before
 	tl := &t.tl
 	for s := range tl.V {
 		v := &tl.V[s]
@@ -102,6 +115,7 @@ func (t *timelines) widen() {
 	}
 	tl.WidthNs *= 2
 	tl.Used = (tl.Used + 1) / 2
+	t.lastLo, t.lastHi = 0, 0
 	for i, f := range t.flows {
 		if f == nil {
 			continue
@@ -139,34 +153,29 @@ func (t *timelines) addSpan(s Series, start, end int64) {
 	}
 }
 
-// addFlow adds n bytes at ts to flow i's rate.
+// addFlow adds n bytes at ts to flow i's rate (into the series at once).
 func (t *timelines) addFlow(i int, ts, n int64) {
 	t.addFlowAt(i, t.bucket(ts), n)
+	t.flushFlows()
 }
 
 // addFlowAt adds n bytes to flow i's rate in the flow bucket of timeline
-// bucket b (as bucket returned it).
+// bucket b (as bucket returned it), in the sums of flowacc.go.
 func (t *timelines) addFlowAt(i, b int, n int64) {
-	if i >= maxFlowRates {
-		return
+	a := &t.acc
+	if fb := b / flowBucketRatio; uint(i) >= uint(len(a.flags)) || a.bucket != fb {
+		if t.slotSlow(i, fb) < 0 {
+			return
+		}
 	}
-	b /= flowBucketRatio
-	for len(t.flows) <= i {
-		t.flows = append(t.flows, nil)
-		t.dirty = append(t.dirty, false)
-	}
-	f := t.flows[i]
-	if f == nil {
-		f = new(FlowRate)
-		t.flows[i] = f
-	}
-	f[b] += n
-	t.dirty[i] = true
+	a.bytes[i] += n
+	a.mark(i, accBytes)
 }
 
 // publishFlows returns the flow rates for a snapshot: prev's entries where
 // nothing changed, fresh copies of the others.
 func (t *timelines) publishFlows(prev []*FlowRate) []*FlowRate {
+	t.flushFlows()
 	out := make([]*FlowRate, len(t.flows))
 	copy(out, prev)
 	for i, f := range t.flows {

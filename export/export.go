@@ -176,7 +176,17 @@ func openTable[T any](path, table string, opts Options) (*atomicFile, *Writer[T]
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := NewWriter[T](af, writerOptions(table, opts))
+	wo := writerOptions(table, opts)
+	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
+		// The small-window encoder of rates.parquet: parquet-go's default
+		// one holds a 16 MiB history buffer, which these tables, written
+		// once the report is built, added to the export's peak memory.
+		if wo.Codec, err = newRateZstd(); err != nil {
+			af.abort()
+			return nil, nil, err
+		}
+	}
+	w, err := NewWriter[T](af, wo)
 	if err != nil {
 		af.abort()
 		return nil, nil, err
@@ -257,25 +267,13 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 	}
 	out := []Written{{TablePackets, e.paths.Packets, e.pw.Rows(), e.pkt.size}}
 
-	flowRows := make([]FlowRow, len(r.Flows))
-	for i := range r.Flows {
-		flowRows[i] = FlowRowOf(&r.Flows[i])
-	}
-	eventRows := make([]EventRow, len(r.Events))
-	for i := range r.Events {
-		eventRows[i] = EventRowOf(&r.Events[i])
-	}
-	pfcRows := make([]PFCRow, len(r.PFC))
-	for i := range r.PFC {
-		pfcRows[i] = PFCRowOf(&r.PFC[i])
-	}
 	// The three small tables, one after the other (written concurrently,
 	// their parquet-go writers would add to the export's peak memory for a
 	// few milliseconds' gain).
 	for _, write := range append([]func() (Written, error){
-		smallTable(e, TableFlows, e.paths.Flows, flowRows),
-		smallTable(e, TableEvents, e.paths.Events, eventRows),
-		smallTable(e, TablePFC, e.paths.PFC, pfcRows),
+		rowsOf(e, TableFlows, e.paths.Flows, r.Flows, FlowRowOf),
+		rowsOf(e, TableEvents, e.paths.Events, r.Events, EventRowOf),
+		rowsOf(e, TablePFC, e.paths.PFC, r.PFC, PFCRowOf),
 		e.finishRates,
 	}, e.pointTables(r)...) {
 		if write == nil {
@@ -313,6 +311,14 @@ func (e *Export) Finish(ctx context.Context, r *analysis.Report) ([]Written, err
 // order) and returns the function that writes rows to it, or nil if the
 // file could not be created (e.openErr says why).
 func smallTable[T any](e *Export, table, path string, rows []T) func() (Written, error) {
+	return rowsOf(e, table, path, rows, func(r *T) T { return *r })
+}
+
+// rowsOf is smallTable for the rows row(&src[i]): they are converted as
+// they are written, into the writer's batch, so that the table's rows are
+// never all held at once (99k events.parquet rows at 10M frames were 24
+// MB, live with the report at the export's peak).
+func rowsOf[S, T any](e *Export, table, path string, src []S, row func(*S) T) func() (Written, error) {
 	if e.openErr != nil {
 		return nil
 	}
@@ -323,8 +329,12 @@ func smallTable[T any](e *Export, table, path string, rows []T) func() (Written,
 	}
 	e.temps = append(e.temps, af)
 	return func() (Written, error) {
-		if err := w.Write(rows...); err != nil {
-			return Written{}, fmt.Errorf("writing %s: %w", path, err)
+		for i := range src {
+			r, err := w.Next()
+			if err != nil {
+				return Written{}, fmt.Errorf("writing %s: %w", path, err)
+			}
+			*r = row(&src[i])
 		}
 		if err := w.Close(); err != nil {
 			return Written{}, fmt.Errorf("writing %s: %w", path, err)

@@ -357,6 +357,7 @@ func (e *Export) Abort() {
 		af.abort()
 	}
 	if e.lat != nil {
+		e.lat.w.abort()
 		e.lat.af.abort()
 	}
 	if e.rates != nil {

@@ -178,10 +178,10 @@ func openTable[T any](path, table string, opts Options) (*atomicFile, *Writer[T]
 	}
 	wo := writerOptions(table, opts)
 	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
-		// The small-window encoder of rates.parquet: parquet-go's default
+		// The small-window encoder (smallZstd): parquet-go's default
 		// one holds a 16 MiB history buffer, which these tables, written
 		// once the report is built, added to the export's peak memory.
-		if wo.Codec, err = newRateZstd(); err != nil {
+		if wo.Codec, err = newSmallZstd(); err != nil {
 			af.abort()
 			return nil, nil, err
 		}
@@ -361,6 +361,7 @@ func (e *Export) Abort() {
 		e.lat.af.abort()
 	}
 	if e.rates != nil {
+		e.rates.w.abort()
 		e.rates.af.abort()
 	}
 }

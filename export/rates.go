@@ -1,6 +1,7 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"sync"
 
@@ -84,6 +85,11 @@ func newRateSet() *rateSet {
 // Pages returns the set's colenc.Pages.
 func (s *rateSet) Pages() *colenc.Pages { return &s.pages }
 
+// rateRowGroupRows bounds rates.parquet's row groups (docs/interface.md:
+// --row-group-rows, "rates.parquet: at most 16384"; the bound kept the
+// memory of parquet-go's writer, which holds a row group's pages, small).
+const rateRowGroupRows = 16 * 1024
+
 // openRates creates rates.parquet's temporary file and writer.
 func openRates(path string, opts Options) (*rateTable, error) {
 	l, err := rateLayout()
@@ -94,7 +100,9 @@ func openRates(path string, opts Options) (*rateTable, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := newColTable(af, l, writerOptions(TableRates, opts), newRateSet)
+	wo := writerOptions(TableRates, opts)
+	wo.RowGroupRows = min(cmp.Or(max(opts.RowGroupRows, 0), DefaultRowGroupRows), rateRowGroupRows)
+	w, err := newColTable(af, l, wo, newRateSet)
 	if err != nil {
 		af.abort()
 		return nil, err

@@ -18,13 +18,14 @@
 // Memory does not grow with the capture, a row costs no allocation, and
 // the file's bytes depend only on the rows, not on timing. The other three
 // tables come from the analysis.Report once the capture has been read,
-// through the generic batched Writer[T], concurrently. latency.parquet is
-// streamed through a Writer[LatencyRow] while the capture is read:
-// Export.Latency is the flow table's flows.Config.LatencySink, so the
-// samples are never all held in memory.
-// rates.parquet is
-// streamed too: the flow table hands each rate window to Export.Rate (its
-// flows.Config.RateSink) as the window closes, and Finish completes it.
+// through the generic batched Writer[T] (parquet-go's row writer), one
+// after the other, each row converted as it is written. latency.parquet
+// and rates.parquet are streamed while the capture is read, by the same
+// columnar writer as packets.parquet (colTable, each on an encoder
+// goroutine of its own): Export.Latency is the flow table's
+// flows.Config.LatencySink, so the samples are never all held in memory,
+// and the flow table hands each rate window to Export.Rate (its
+// flows.Config.RateSink) as the window closes; Finish completes both.
 //
 // Every file is written under a temporary name (".NAME.tmp-PID-*" in the
 // target directory) and renamed into place only once all of them are

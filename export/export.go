@@ -178,7 +178,17 @@ func openTable[T any](path, table string, opts Options) (*atomicFile, *Writer[T]
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := NewWriter[T](af, writerOptions(table, opts))
+	wo := writerOptions(table, opts)
+	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
+		// The small-window encoder (smallZstd): parquet-go's default
+		// one holds a 16 MiB history buffer, which these tables, written
+		// once the report is built, added to the export's peak memory.
+		if wo.Codec, err = newSmallZstd(); err != nil {
+			af.abort()
+			return nil, nil, err
+		}
+	}
+	w, err := NewWriter[T](af, wo)
 	if err != nil {
 		af.abort()
 		return nil, nil, err
@@ -370,9 +380,11 @@ func (e *Export) Abort() {
 		af.abort()
 	}
 	if e.lat != nil {
+		e.lat.w.abort()
 		e.lat.af.abort()
 	}
 	if e.rates != nil {
+		e.rates.w.abort()
 		e.rates.af.abort()
 	}
 }

@@ -109,18 +109,31 @@ func createAtomic(path string, opts Options) (*atomicFile, error) {
 		ts.names = make(map[string]bool)
 	}
 	ts.names[f.Name()] = true
-	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, 1<<20), temps: ts, force: opts.Force}, nil
+	return &atomicFile{path: path, f: f, bw: bufio.NewWriterSize(f, fileBuffer), temps: ts, force: opts.Force}, nil
 }
 
 func (a *atomicFile) Write(b []byte) (int, error) {
+	if a.bw == nil {
+		return 0, os.ErrClosed
+	}
 	n, err := a.bw.Write(b)
 	a.size += int64(n)
 	return n, err
 }
 
-// finish flushes, syncs and closes the temporary file.
+// fileBuffer is the write buffer of a temporary file. The writers hand it
+// whole pages (tens of KiB), so a larger one saves few system calls, while
+// every table's buffer is live at once at the end of an export.
+const fileBuffer = 256 << 10
+
+// finish flushes, syncs and closes the temporary file, and drops its
+// buffer.
 func (a *atomicFile) finish() error {
+	if a.bw == nil {
+		return os.ErrClosed
+	}
 	err := a.bw.Flush()
+	a.bw = nil
 	if err == nil {
 		err = a.f.Sync()
 	}

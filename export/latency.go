@@ -2,11 +2,9 @@ package export
 
 import (
 	"fmt"
-	"strings"
+	"sync"
 
-	kzstd "github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go/compress/zstd"
-
+	"github.com/rocetrace/rocetrace/export/internal/colenc"
 	"github.com/rocetrace/rocetrace/flows"
 )
 
@@ -28,54 +26,75 @@ type LatencyRow struct {
 
 // latencyTable streams latency.parquet: rows are written as the flow table
 // takes the samples (Export.Latency, the table's flows.Config.LatencySink),
-// so no sample is kept in memory beyond the writer's batch and row group.
+// by a colTable, so no sample is kept in memory beyond two sets of
+// PageRows rows and the current row group's compressed pages.
 type latencyTable struct {
 	af  *atomicFile
-	w   *Writer[LatencyRow]
+	w   *colTable[*latSet]
 	err error // the first error: later samples are dropped, Finish returns it
 }
 
-// latencyRowGroupRows bounds latency.parquet's row groups: its writer
-// lives while the capture is read, next to packets.parquet's, and
-// parquet-go holds a whole row group in memory (at most 32768 rows, ~2 MB,
-// instead of DefaultRowGroupRows).
-const latencyRowGroupRows = 32 << 10
+// Planes of latency.parquet's sets (latSet).
+const (
+	latI32Flow = iota // flow's dictionary indexes (colTable: plane 0)
+	latI32Kind        // kind's (colTable: plane 1)
+	latI32PSN
+	numLatI32
+)
 
-// latencyZstdWindow is the zstd window of latency.parquet's pages: zstd's
-// fastest level with a 256 KiB window (as packets.parquet's pages,
-// export/internal/colenc) instead of parquet-go's default encoder, whose
-// 8 MiB window costs a 16 MiB history buffer for the whole export.
-const latencyZstdWindow = 256 << 10
+const (
+	latI64Request  = iota
+	latI64Response // ts too: the same values
+	latI64Latency
+	numLatI64
+)
 
-// smallZstd is a zstd codec with a small window (see latencyZstdWindow).
-type smallZstd struct {
-	zstd.Codec // String, CompressionCodec and Decode
-	enc        *kzstd.Encoder
+// latencyColumns declares latency.parquet's columns (LatencyRow's fields).
+func latencyColumns() []colenc.Column {
+	return []colenc.Column{
+		{Name: "flow", Slot: latI32Flow, Def: req},
+		{Name: "kind", Slot: latI32Kind, Def: req},
+		{Name: "psn", Slot: latI32PSN, Def: req},
+		{Name: "request_ts_ns", Slot: latI64Request, Def: req},
+		{Name: "response_ts_ns", Slot: latI64Response, Def: req},
+		{Name: "latency_ns", Slot: latI64Latency, Def: req},
+		{Name: "ts", Alias: "response_ts_ns", Def: req},
+	}
 }
 
-// Encode compresses src into dst[:0].
-func (c *smallZstd) Encode(dst, src []byte) ([]byte, error) {
-	return c.enc.EncodeAll(src, dst[:0]), nil
+var latencyLayout = sync.OnceValues(func() (*colenc.Layout, error) {
+	return rowLayout[LatencyRow]("latency.parquet", latencyColumns(), colenc.Planes{Int32: numLatI32, Int64: numLatI64})
+})
+
+// latSet is a page's worth of latency.parquet's rows.
+type latSet struct {
+	i32   [numLatI32]colenc.Int32Plane
+	i64   [numLatI64]colenc.Int64Plane
+	pages colenc.Pages
 }
+
+func newLatSet() *latSet {
+	s := new(latSet)
+	s.pages = colenc.NewPages(s.i32[:], s.i64[:], nil, nil)
+	return s
+}
+
+// Pages returns the set's colenc.Pages.
+func (s *latSet) Pages() *colenc.Pages { return &s.pages }
+
+// latencyKindNames names the latency kinds by code.
+var latencyKindNames = enumNames(func(i int) string { return flows.LatencyKind(i).String() })
 
 func openLatency(path string, opts Options) (*latencyTable, error) {
-	wo := writerOptions(TableLatency, opts)
-	if wo.RowGroupRows <= 0 || wo.RowGroupRows > latencyRowGroupRows {
-		wo.RowGroupRows = latencyRowGroupRows
-	}
-	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
-		enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
-			kzstd.WithWindowSize(latencyZstdWindow), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
-		if err != nil {
-			return nil, fmt.Errorf("zstd encoder: %w", err)
-		}
-		wo.Codec = &smallZstd{enc: enc}
+	l, err := latencyLayout()
+	if err != nil {
+		return nil, err
 	}
 	af, err := createAtomic(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	w, err := NewWriter[LatencyRow](af, wo)
+	w, err := newColTable(af, l, writerOptions(TableLatency, opts), newLatSet)
 	if err != nil {
 		af.abort()
 		return nil, err
@@ -91,14 +110,16 @@ func (e *Export) Latency(s flows.LatencySample) {
 	if l == nil || l.err != nil {
 		return
 	}
-	r, err := l.w.Next()
-	if err != nil {
+	w := l.w
+	set, r := w.row()
+	set.i32[latI32Flow][r] = w.flowIndex(s.Flow)
+	set.i32[latI32Kind][r] = w.kind.index(uint8(s.Kind), &latencyKindNames)
+	set.i32[latI32PSN][r] = int32(s.PSN)
+	set.i64[latI64Request][r] = s.RequestTsNs
+	set.i64[latI64Response][r] = s.ResponseTsNs
+	set.i64[latI64Latency][r] = s.LatencyNs()
+	if err := w.added(); err != nil {
 		l.err = fmt.Errorf("writing %s: %w", e.paths.Latency, err)
-		return
-	}
-	*r = LatencyRow{
-		Flow: s.Flow.ID(), Kind: s.Kind.String(), PSN: uint32(s.PSN),
-		RequestTsNs: s.RequestTsNs, ResponseTsNs: s.ResponseTsNs, LatencyNs: s.LatencyNs(), Ts: s.ResponseTsNs,
 	}
 }
 

@@ -3,11 +3,9 @@ package export
 import (
 	"cmp"
 	"fmt"
-	"strings"
+	"sync"
 
-	kzstd "github.com/klauspost/compress/zstd"
-	"github.com/parquet-go/parquet-go/compress/zstd"
-
+	"github.com/rocetrace/rocetrace/export/internal/colenc"
 	"github.com/rocetrace/rocetrace/flows"
 )
 
@@ -31,31 +29,80 @@ type RateRow struct {
 	CNPsReceived int64  `parquet:"cnps_received"`
 }
 
-// rateTable is rates.parquet while windows stream in.
+// rateTable is rates.parquet while windows stream in, written by a
+// colTable (as latency.parquet).
 type rateTable struct {
 	af  *atomicFile
-	w   *Writer[RateRow]
+	w   *colTable[*rateSet]
 	err error // the first write error
 }
 
-// openRates creates rates.parquet's temporary file and writer. Unlike the
-// other small tables it is written while packets.parquet is: with zstd its
-// pages are compressed with a 256 KiB window (rateZstd), which keeps the
-// export's peak memory close to what it was without the table.
+// Planes of rates.parquet's sets (rateSet): the flow's dictionary indexes
+// (colTable: Int32 plane 0) and the counters.
+const (
+	rateI64TsNs = iota // ts too: the same values
+	rateI64Packets
+	rateI64Bytes
+	rateI64Payload
+	rateI64ECNCE
+	rateI64CNPs
+	rateI64CNPsReceived
+	numRateI64
+)
+
+// rateColumns declares rates.parquet's columns (RateRow's fields).
+func rateColumns() []colenc.Column {
+	return []colenc.Column{
+		{Name: "flow", Slot: 0, Def: req},
+		{Name: "ts_ns", Slot: rateI64TsNs, Def: req, Delta: true},
+		{Name: "ts", Alias: "ts_ns", Def: req},
+		{Name: "packets", Slot: rateI64Packets, Def: req},
+		{Name: "bytes", Slot: rateI64Bytes, Def: req},
+		{Name: "payload_bytes", Slot: rateI64Payload, Def: req},
+		{Name: "ecn_ce", Slot: rateI64ECNCE, Def: req},
+		{Name: "cnps", Slot: rateI64CNPs, Def: req},
+		{Name: "cnps_received", Slot: rateI64CNPsReceived, Def: req},
+	}
+}
+
+var rateLayout = sync.OnceValues(func() (*colenc.Layout, error) {
+	return rowLayout[RateRow]("rates.parquet", rateColumns(), colenc.Planes{Int32: 1, Int64: numRateI64})
+})
+
+// rateSet is a page's worth of rates.parquet's rows.
+type rateSet struct {
+	i32   [1]colenc.Int32Plane
+	i64   [numRateI64]colenc.Int64Plane
+	pages colenc.Pages
+}
+
+func newRateSet() *rateSet {
+	s := new(rateSet)
+	s.pages = colenc.NewPages(s.i32[:], s.i64[:], nil, nil)
+	return s
+}
+
+// Pages returns the set's colenc.Pages.
+func (s *rateSet) Pages() *colenc.Pages { return &s.pages }
+
+// rateRowGroupRows bounds rates.parquet's row groups (docs/interface.md:
+// --row-group-rows, "rates.parquet: at most 16384"; the bound kept the
+// memory of parquet-go's writer, which holds a row group's pages, small).
+const rateRowGroupRows = 16 * 1024
+
+// openRates creates rates.parquet's temporary file and writer.
 func openRates(path string, opts Options) (*rateTable, error) {
+	l, err := rateLayout()
+	if err != nil {
+		return nil, err
+	}
 	af, err := createAtomic(path, opts)
 	if err != nil {
 		return nil, err
 	}
 	wo := writerOptions(TableRates, opts)
 	wo.RowGroupRows = min(cmp.Or(max(opts.RowGroupRows, 0), DefaultRowGroupRows), rateRowGroupRows)
-	if c := strings.ToLower(opts.Compression); c == "" || c == "zstd" {
-		if wo.Codec, err = newRateZstd(); err != nil {
-			af.abort()
-			return nil, err
-		}
-	}
-	w, err := NewWriter[RateRow](af, wo)
+	w, err := newColTable(af, l, wo, newRateSet)
 	if err != nil {
 		af.abort()
 		return nil, err
@@ -63,53 +110,28 @@ func openRates(path string, opts Options) (*rateTable, error) {
 	return &rateTable{af: af, w: w}, nil
 }
 
-// rateRowGroupRows bounds rates.parquet's row groups: parquet-go holds a
-// row group's pages until it is complete, and this table's writer lives
-// while packets.parquet is written (40k-flow export: 185-191 -> 178-181 MB
-// peak RSS). --row-group-rows below it applies.
-const rateRowGroupRows = 16 * 1024
-
-// rateZstd is parquet-go's zstd codec with the encoder of the packets'
-// pages (export/internal/colenc: pageZstd): the fastest level and a 256 KiB
-// window instead of the level's 8 MiB one, whose 16 MiB history buffer
-// would stay live for the whole read of the capture.
-type rateZstd struct {
-	zstd.Codec // String, CompressionCodec and Decode
-	enc        *kzstd.Encoder
-}
-
-func newRateZstd() (*rateZstd, error) {
-	enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
-		kzstd.WithWindowSize(256<<10), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
-	if err != nil {
-		return nil, fmt.Errorf("zstd encoder: %w", err)
-	}
-	return &rateZstd{enc: enc}, nil
-}
-
-// Encode compresses src into dst[:0].
-func (c *rateZstd) Encode(dst, src []byte) ([]byte, error) {
-	return c.enc.EncodeAll(src, dst[:0]), nil
-}
-
 // Rate adds one closed rate window to rates.parquet: it is the flow
 // table's sink (flows.Config.RateSink), called while the capture is read
-// and at flows.Table.Finish. It does not allocate per row (rows are batched
-// in a reused buffer); a write error is kept and returned by Finish.
-func (e *Export) Rate(w flows.RateWindow) {
+// and at flows.Table.Finish. It does not allocate per row; a write error
+// is kept and returned by Finish.
+func (e *Export) Rate(rw flows.RateWindow) {
 	rt := e.rates
 	if rt.err != nil {
 		return
 	}
-	r, err := rt.w.Next()
-	if err != nil {
+	w := rt.w
+	set, r := w.row()
+	set.i32[0][r] = w.flowIndex(rw.Flow)
+	i64 := &set.i64
+	i64[rateI64TsNs][r] = rw.StartNs
+	i64[rateI64Packets][r] = rw.Packets
+	i64[rateI64Bytes][r] = rw.Bytes
+	i64[rateI64Payload][r] = rw.PayloadBytes
+	i64[rateI64ECNCE][r] = rw.ECNCE
+	i64[rateI64CNPs][r] = rw.CNPs
+	i64[rateI64CNPsReceived][r] = rw.CNPsReceived
+	if err := w.added(); err != nil {
 		rt.err = fmt.Errorf("writing %s: %w", e.paths.Rates, err)
-		return
-	}
-	*r = RateRow{
-		Flow: w.Flow.ID(), TsNs: w.StartNs, Ts: w.StartNs,
-		Packets: w.Packets, Bytes: w.Bytes, PayloadBytes: w.PayloadBytes,
-		ECNCE: w.ECNCE, CNPs: w.CNPs, CNPsReceived: w.CNPsReceived,
 	}
 }
 

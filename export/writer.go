@@ -5,9 +5,11 @@ import (
 	"io"
 	"strings"
 
+	kzstd "github.com/klauspost/compress/zstd"
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress"
 	"github.com/parquet-go/parquet-go/compress/lz4"
+	"github.com/parquet-go/parquet-go/compress/zstd"
 )
 
 // DefaultRowGroupRows is the number of rows per row group: large enough for
@@ -150,3 +152,26 @@ func (w *Writer[T]) Close() error {
 }
 
 var errClosed = fmt.Errorf("export: writer closed")
+
+// smallZstd is parquet-go's zstd codec with the encoder of the packets'
+// pages (export/internal/colenc: pageZstd): the fastest level and a 256 KiB
+// window instead of the level's 8 MiB one, whose 16 MiB history buffer
+// would stay live while the table is written (openTable).
+type smallZstd struct {
+	zstd.Codec // String, CompressionCodec and Decode
+	enc        *kzstd.Encoder
+}
+
+func newSmallZstd() (*smallZstd, error) {
+	enc, err := kzstd.NewWriter(nil, kzstd.WithEncoderLevel(kzstd.SpeedFastest), kzstd.WithEncoderConcurrency(1),
+		kzstd.WithWindowSize(256<<10), kzstd.WithZeroFrames(true), kzstd.WithEncoderCRC(false))
+	if err != nil {
+		return nil, fmt.Errorf("zstd encoder: %w", err)
+	}
+	return &smallZstd{enc: enc}, nil
+}
+
+// Encode compresses src into dst[:0].
+func (c *smallZstd) Encode(dst, src []byte) ([]byte, error) {
+	return c.enc.EncodeAll(src, dst[:0]), nil
+}

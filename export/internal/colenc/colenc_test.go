@@ -94,11 +94,17 @@ func TestColumnHelpers(t *testing.T) {
 			if l64 != slices.Min(w64) || h64 != slices.Max(w64) {
 				t.Errorf("minMax64 = %d, %d", l64, h64)
 			}
-			// dictMinMax over a dictionary that grows page after page.
+			// dictMinMax over a dictionary that grows page after page: by
+			// a few entries (ranked), or by as many as the page has
+			// values (compared directly, ranked with the next page).
 			var st chunkState
 			var dict []string
-			for page := range 3 {
-				for range 1 + rng.IntN(50) {
+			for page := range 5 {
+				grow := 1 + rng.IntN(50)
+				if page%2 == 1 {
+					grow = len(want) + rng.IntN(50)
+				}
+				for range grow {
 					dict = append(dict, strconv.Itoa(rng.IntN(1_000_000)))
 				}
 				idx := make([]int32, len(want))

@@ -1,5 +1,5 @@
 // Package colenc is the columnar Parquet writer under export's
-// packets.parquet, built on parquet-go's format, encoding and compress
+// packets.parquet, latency.parquet and rates.parquet, built on parquet-go's format, encoding and compress
 // packages rather than its row writer: the rows are stored by the row side
 // (export) as typed values in fixed planes, and this package encodes,
 // compresses and writes them. It is internal to export: what it writes is

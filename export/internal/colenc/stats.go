@@ -47,6 +47,14 @@ func dictRange(st *chunkState, idx []int32, dict []string) (lo, hi string, maxId
 		// 0): nothing to compare (the file column, mostly).
 		return dict[0], dict[0], 0, nil
 	}
+	if added := len(dict) - len(st.rank); added > 0 && 4*added >= len(idx) {
+		// Many new entries for the page (a table of many flows: the first
+		// pages of a row group, every page of rates.parquet's short
+		// groups): ranking them costs a sort, log2(entries) string
+		// comparisons each, more than comparing the page's values once.
+		// They are ranked later, with the next page that adds few.
+		return directRange(idx, dict)
+	}
 	if len(dict) > len(st.rank) {
 		st.addToOrder(dict)
 	}
@@ -86,6 +94,30 @@ func dictRange(st *chunkState, idx []int32, dict []string) (lo, hi string, maxId
 	}
 	rlo, rhi := min(lo0, lo1, lo2, lo3), max(hi0, hi1, hi2, hi3)
 	return dict[st.order[rlo]], dict[st.order[rhi]], int32(top), nil
+}
+
+// directRange is dictRange by comparing the strings of idx (not empty),
+// a run of one index compared once.
+func directRange(idx []int32, dict []string) (lo, hi string, top int32, err error) {
+	n := uint32(len(dict))
+	prev, top := int32(-1), int32(-1)
+	for _, x := range idx {
+		if x == prev {
+			continue
+		}
+		if uint32(x) >= n {
+			return "", "", 0, fmt.Errorf("dictionary index %d out of %d", x, n)
+		}
+		s := dict[x]
+		if prev < 0 || s < lo {
+			lo = s
+		}
+		if prev < 0 || s > hi {
+			hi = s
+		}
+		prev, top = x, max(top, x)
+	}
+	return lo, hi, top, nil
 }
 
 // seenRange is dictRange for a dictionary not much larger than the page:

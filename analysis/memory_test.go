@@ -3,25 +3,15 @@ package analysis_test
 import (
 	"bytes"
 	"io"
-	"runtime"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/internal/testenv"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
-
-// liveHeap returns the live heap after a GC, with keep still reachable.
-func liveHeap(keep ...any) uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	runtime.KeepAlive(keep)
-	return ms.HeapAlloc
-}
 
 // TestMemoryEndToEnd bounds the memory of a lean report (what report --json
 // and export build) on the hostile captures of issue 12 item 10 and issue
@@ -52,7 +42,7 @@ func TestMemoryEndToEnd(t *testing.T) {
 			if _, err := synth.WriteHostile(&capture, tc.shape, n); err != nil {
 				t.Fatal(err)
 			}
-			before := liveHeap(&capture)
+			before := testenv.LiveHeap(&capture)
 			rd, err := pcapio.NewReader(bytes.NewReader(capture.Bytes()), "hostile", 0)
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +63,7 @@ func TestMemoryEndToEnd(t *testing.T) {
 			if err := analysis.WriteJSON(io.Discard, rep, true); err != nil {
 				t.Fatal(err)
 			}
-			after := liveHeap(&capture, table, &rep)
+			after := testenv.LiveHeap(&capture, table, &rep)
 			if got := tc.count(&rep); got != n {
 				t.Fatalf("count = %d, want %d", got, n)
 			}

@@ -1,19 +1,10 @@
 package flows
 
 import (
-	"runtime"
 	"testing"
-)
 
-// heapAfter returns the live heap after a GC, with keep still reachable.
-func heapAfter(keep any) uint64 {
-	runtime.GC()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	runtime.KeepAlive(keep)
-	return ms.HeapAlloc
-}
+	"github.com/rocetrace/rocetrace/internal/testenv"
+)
 
 // TestMemoryPerFlowAndEvent bounds the table's memory on hostile inputs
 // (issue 12): at most 400 bytes per flow that has seen one packet, and at
@@ -52,10 +43,10 @@ func TestMemoryPerFlowAndEvent(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			before := heapAfter(nil)
+			before := testenv.LiveHeap(nil)
 			tb := NewTable(Config{})
 			tc.fill(tb)
-			after := heapAfter(tb)
+			after := testenv.LiveHeap(tb)
 			if got := tc.count(tb); got != n {
 				t.Fatalf("count = %d, want %d", got, n)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/internal/synth"
+	"github.com/rocetrace/rocetrace/internal/testenv"
 )
 
 // The packet index gives back every frame's file, offset and number within
@@ -145,15 +146,6 @@ func TestFrameList(t *testing.T) {
 	}
 }
 
-// heapInUse returns the bytes of live heap after a collection.
-func heapInUse() int64 {
-	var ms runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&ms)
-	return int64(ms.HeapAlloc)
-}
-
 // Issue 16: the TUI holds at most 16 bytes per frame more than `rocetrace
 // report` on a mirror-style capture (snaplen 128, 1000 QPs). Both hold the
 // engine's flow table while loading and the report at the end; what the
@@ -192,11 +184,11 @@ func TestIndexBytesPerFrame(t *testing.T) {
 	if n < frames || s.Report == nil {
 		t.Fatalf("%d frames indexed", n)
 	}
-	withSnapshot := heapInUse()
+	withSnapshot := int64(testenv.LiveHeap())
 	r, ids := s.Report, s.FlowIndex
 	m.cur.Store(&Snapshot{})
 	s = nil
-	reportOnly := heapInUse()
+	reportOnly := int64(testenv.LiveHeap())
 	runtime.KeepAlive(r)
 	runtime.KeepAlive(ids)
 

@@ -63,3 +63,15 @@ func TShark(t testing.TB) string {
 	}
 	return p
 }
+
+// LiveHeap returns the bytes of live heap after two collections, with keep
+// still reachable: what memory tests subtract to measure what a structure
+// holds.
+func LiveHeap(keep ...any) uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	runtime.KeepAlive(keep)
+	return ms.HeapAlloc
+}

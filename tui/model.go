@@ -326,6 +326,12 @@ type loader struct {
 
 	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
 
+	// The indexer (indexer.go): ix is the consumer's side while it runs
+	// (nil otherwise), async tells publish that the consumer starts the
+	// interim builds.
+	ix    *indexer
+	async bool
+
 	// Capture points (pointsmodel.go): nil without.
 	ps          *engine.Points
 	point       int           // the point of the frame being observed
@@ -364,6 +370,12 @@ func (m *Model) load(ctx context.Context) {
 // errIndexFull stops the reading when the packet index cannot take more.
 var errIndexFull = errors.New("packet index full")
 
+// errIndexFullAt is the loader's error when the index took n frames and
+// cannot take more.
+func errIndexFullAt(n int) error {
+	return fmt.Errorf("more than %d frames: the rest is not shown", n)
+}
+
 // run loads the files on the engine's two-core pipeline: the frames reach
 // observe on this goroutine, in capture order, already counted and in the
 // flow table, as in `rocetrace report`.
@@ -371,10 +383,16 @@ func (l *loader) run(ctx context.Context) {
 	l.publish(false, false)
 	l.lastPub = time.Now()
 	var err error
-	if l.ps != nil {
+	switch {
+	case l.ps != nil:
 		err = l.ps.Run(ctx, l.m.in, l.observePoint)
-	} else {
+	case l.m.cfg.publishFrames > 0:
 		err = l.eng.Run(ctx, l.m.in, l.observe)
+	default:
+		l.async = true
+		l.startIndexer()
+		err = l.eng.Run(ctx, l.m.in, l.observeAsync)
+		l.stopIndexer()
 	}
 	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
 	l.buildWG.Wait()
@@ -386,7 +404,7 @@ func (l *loader) run(ctx context.Context) {
 // (checked every 1024 frames).
 func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 	if l.index.n >= 1<<32-1 {
-		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
+		l.errs = append(l.errs, errIndexFullAt(l.index.n))
 		return errIndexFull
 	}
 	if l.point > 0 {
@@ -406,47 +424,53 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 }
 
 // frame adds one frame, already analysed, to the index, the frames' flow
-// ids (frameflows.go) and the timelines.
+// ids (frameflows.go) and the timelines, then the events it emitted.
 func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
-	pos := uint32(l.index.n)
-	l.index.add(p.File, p.Offset)
-	if ev := l.eng.Table().FrameEvents(); ev != 0 {
-		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
-	}
-	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
-
-	ts := p.TsNs
-	b := l.tl.bucket(ts)
-	l.tl.tl.EndNs = max(l.tl.tl.EndNs, ts)
-	v := &l.tl.tl.V
-	v[SeriesBytes][b] += int64(p.Len)
-	v[SeriesPackets][b]++
-	var id uint32 // the frame's flow index + 1, 0 none
-	switch p.Kind {
-	case decode.KindRoCE, decode.KindCNP:
-		if p.ECN == 3 && p.IPVersion != 0 {
-			v[SeriesCE][b]++
-		}
-		if p.Kind == decode.KindCNP {
-			v[SeriesCNP][b]++
-		}
-		if fl != nil {
-			i := fl.Index()
-			id = uint32(i) + 1
-			l.flows = max(l.flows, i+1)
-			l.tl.addFlowAt(i, b, int64(p.FrameLen))
-		}
-	case decode.KindPFC, decode.KindPause:
-		l.pfcFrames.add(pos)
-	case decode.KindOther:
-	}
-	l.frameFlows.add(id)
-	if t := l.eng.Table(); t.NumEvents() > l.nEvents {
+	t := l.eng.Table()
+	r := makeFrameRec(p, fl, t.FrameEvents())
+	l.indexFrame(&r)
+	if t.NumEvents() > l.nEvents {
 		for i := l.nEvents; i < t.NumEvents(); i++ {
 			l.event(t.Event(i))
 		}
 		l.nEvents = t.NumEvents()
 	}
+}
+
+// indexFrame adds the frame of r to the index, the frames' flow ids and the
+// timelines.
+func (l *loader) indexFrame(r *frameRec) {
+	pos := uint32(l.index.n)
+	l.index.add(int(r.file), r.off)
+	if r.ev != 0 {
+		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: r.ev})
+	}
+	l.read[r.file] = r.off + int64(r.capLen) + 16
+
+	ts := r.ts
+	b := l.tl.bucket(ts)
+	l.tl.tl.EndNs = max(l.tl.tl.EndNs, ts)
+	v := &l.tl.tl.V
+	v[SeriesBytes][b] += int64(r.length)
+	v[SeriesPackets][b]++
+	switch r.kind {
+	case decode.KindRoCE, decode.KindCNP:
+		if r.ce {
+			v[SeriesCE][b]++
+		}
+		if r.kind == decode.KindCNP {
+			v[SeriesCNP][b]++
+		}
+		if r.id != 0 {
+			i := int(r.id - 1)
+			l.flows = max(l.flows, i+1)
+			l.tl.addFlowAt(i, b, int64(r.frameLen))
+		}
+	case decode.KindPFC, decode.KindPause:
+		l.pfcFrames.add(pos)
+	case decode.KindOther:
+	}
+	l.frameFlows.add(r.id)
 }
 
 // event adds an event found by flows to the timelines.
@@ -522,8 +546,11 @@ func (l *loader) publish(final, canceled bool) {
 		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
 		s.Progress.Bytes = max(s.Progress.Bytes, m.totalBytes())
 	} else {
-		l.maybeBuild()
-		if b := l.latest.Load(); b != nil {
+		if !l.async {
+			l.maybeBuild()
+		}
+		// With the indexer, a build may cover frames not indexed yet.
+		if b := l.latest.Load(); b != nil && b.frames <= int64(l.index.n) {
 			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
 		} else {
 			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
@@ -548,12 +575,16 @@ const buildSpacing = 16
 
 // maybeBuild starts a background build of the report so far.
 func (l *loader) maybeBuild() {
-	if l.index.n == 0 || l.building.Load() {
+	frames := int64(l.index.n)
+	if l.ix != nil {
+		frames = l.ix.n // on the consumer: the frames observed
+	}
+	if frames == 0 || l.building.Load() {
 		return
 	}
 	if l.m.cfg.publishFrames > 0 {
 		r := analysis.Build(l.eng.Table().Clone(), l.summary(), l.m.cfg.Analysis)
-		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
+		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: frames})
 		return
 	}
 	if time.Since(l.lastBuild) < time.Duration(l.buildEvery.Load()) {
@@ -565,7 +596,6 @@ func (l *loader) maybeBuild() {
 	clone := l.eng.Table().Clone() // on the loader goroutine: part of the cost
 
 	sum := l.summary()
-	frames := int64(l.index.n)
 	opts := l.m.cfg.Analysis
 	l.buildWG.Add(1)
 	go func() {

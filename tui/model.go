@@ -326,9 +326,9 @@ type loader struct {
 
 	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
 
-	// The indexer (indexer.go): ix is the consumer's side while it runs
-	// (nil otherwise), async tells publish that the consumer starts the
-	// interim builds.
+	// The indexer (indexer.go): ix while the engine runs with it (nil
+	// otherwise); async tells publish that the consumer starts the interim
+	// builds.
 	ix    *indexer
 	async bool
 
@@ -355,7 +355,7 @@ func (m *Model) load(ctx context.Context) {
 	}
 	fcfg := m.cfg.Flows
 	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
-	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep})
+	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep, Idle: l.indexIdle})
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
 	if m.cfg.Points != nil {
 		l.startPoints()

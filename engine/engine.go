@@ -23,14 +23,6 @@ type Config struct {
 	// NoFlows counts the frames but leaves the flow table empty (Observers
 	// get a nil flow): for a command that prints no analysis of its frames.
 	NoFlows bool
-	// Idle, when set, is called by Run's reading goroutine when it would
-	// wait for the goroutine that observes (every batch of frames in flight:
-	// the observing side is the slower), to do work of the caller's there;
-	// it returns whether it did any (it is called again until it did none or
-	// a batch is free), and should return within tens of microseconds. It
-	// runs concurrently with the Observer: the caller synchronises the two.
-	// Nil: the reader waits. Points and RunLive do not call it.
-	Idle func() bool
 }
 
 // Engine is the analysis of one stream of frames (one capture point): it
@@ -113,7 +105,7 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 	if obs == nil && e.cfg.Keep == nil && !e.cfg.NoFlows {
 		// report's path: Observe written out (it does not inline), one
 		// call less per frame.
-		return batches(ctx, in, e.cfg.Decode, e.cfg.Idle, func(ps []decode.Packet, hs []uint64) {
+		return batches(ctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 			for i := range ps {
 				e.counter.Observe(&ps[i])
 				e.table.ObserveFlowHash(&ps[i], hs[i])
@@ -125,7 +117,7 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 	}
 	var obsErr error
 	sctx := &stopContext{Context: ctx}
-	err := batches(sctx, in, e.cfg.Decode, e.cfg.Idle, func(ps []decode.Packet, hs []uint64) {
+	err := batches(sctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 		for i := range ps {
 			p := &ps[i]
 			f, kept := e.observe(p, hs[i])

@@ -83,14 +83,13 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // damage in the inputs' errors: one error per file, naming the first record
 // not fully read, whichever goroutine (or both) met the fault.
 func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decode.Packet)) error {
-	return batches(ctx, in, cfg, nil, func(ps []decode.Packet, _ []uint64) { fn(ps) })
+	return batches(ctx, in, cfg, func(ps []decode.Packet, _ []uint64) { fn(ps) })
 }
 
 // batches is Batches, and passes fn each packet's flows.FlowHash too (hs[i]
 // for ps[i]), computed on the producer's goroutine: the flow table's
-// goroutine is the slower of the two on mirror captures. idle (nil: none)
-// is Config.Idle.
-func batches(ctx context.Context, in *Inputs, cfg decode.Config, idle func() bool, fn func(ps []decode.Packet, hs []uint64)) error {
+// goroutine is the slower of the two on mirror captures.
+func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []decode.Packet, hs []uint64)) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
 	for range pipelineRing {
@@ -99,7 +98,7 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, idle func() boo
 	var err error
 	go func() {
 		defer close(full)
-		err = produce(ctx, in, cfg, idle, free, full)
+		err = produce(ctx, in, cfg, free, full)
 	}()
 	check := decode.NewDecoder(cfg)
 	recycle := func(b *packetBatch) {
@@ -150,10 +149,8 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, idle func() boo
 }
 
 // produce is Batches' reading and decoding goroutine: it fills the batches
-// of free and sends them on full, and returns in.Each's error. When every
-// batch is in flight it calls idle (if not nil) until a batch is free or idle
-// has nothing to do, then waits.
-func produce(ctx context.Context, in *Inputs, cfg decode.Config, idle func() bool, free, full chan *packetBatch) error {
+// of free and sends them on full, and returns in.Each's error.
+func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan *packetBatch) error {
 	mapped := in.Mapped()
 	dec := decode.NewDecoder(cfg)
 	b := <-free
@@ -184,16 +181,7 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, idle func() boo
 			case b = <-free:
 				deferICRC = true
 			default:
-				b = nil
-				for idle != nil && b == nil && idle() {
-					select {
-					case b = <-free:
-					default:
-					}
-				}
-				if b == nil {
-					b, _ = recvBatch(free)
-				}
+				b, _ = recvBatch(free)
 				deferICRC = false
 			}
 		}

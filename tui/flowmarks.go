@@ -150,11 +150,10 @@ func (s *Snapshot) FlowMarksOf(i int) *FlowMarks {
 // latencySink returns the flows.Config.LatencySink of the loader: the
 // samples go to the flows' latency series, then to next (the caller's
 // sink) when set. It runs during the engine's Observe, on the goroutine
-// that calls observe (live: under the same lock), so it needs no lock; with
-// the indexer the samples go to it in the frames' chunk (addSample).
+// that calls observe (live: under the same lock), so it needs no lock.
 func (l *loader) latencySink(next func(flows.LatencySample)) func(flows.LatencySample) {
 	return func(s flows.LatencySample) {
-		l.addSample(s)
+		l.tl.addLatency(s)
 		if next != nil {
 			next(s)
 		}

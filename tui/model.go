@@ -326,12 +326,6 @@ type loader struct {
 
 	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
 
-	// The indexer (indexer.go): ix while the engine runs with it (nil
-	// otherwise); async tells publish that the consumer starts the interim
-	// builds.
-	ix    *indexer
-	async bool
-
 	// Capture points (pointsmodel.go): nil without.
 	ps          *engine.Points
 	point       int           // the point of the frame being observed
@@ -355,7 +349,7 @@ func (m *Model) load(ctx context.Context) {
 	}
 	fcfg := m.cfg.Flows
 	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
-	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep, Idle: l.indexIdle})
+	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep})
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
 	if m.cfg.Points != nil {
 		l.startPoints()
@@ -370,12 +364,6 @@ func (m *Model) load(ctx context.Context) {
 // errIndexFull stops the reading when the packet index cannot take more.
 var errIndexFull = errors.New("packet index full")
 
-// errIndexFullAt is the loader's error when the index took n frames and
-// cannot take more.
-func errIndexFullAt(n int) error {
-	return fmt.Errorf("more than %d frames: the rest is not shown", n)
-}
-
 // run loads the files on the engine's two-core pipeline: the frames reach
 // observe on this goroutine, in capture order, already counted and in the
 // flow table, as in `rocetrace report`.
@@ -383,16 +371,10 @@ func (l *loader) run(ctx context.Context) {
 	l.publish(false, false)
 	l.lastPub = time.Now()
 	var err error
-	switch {
-	case l.ps != nil:
+	if l.ps != nil {
 		err = l.ps.Run(ctx, l.m.in, l.observePoint)
-	case l.m.cfg.publishFrames > 0:
+	} else {
 		err = l.eng.Run(ctx, l.m.in, l.observe)
-	default:
-		l.async = true
-		l.startIndexer()
-		err = l.eng.Run(ctx, l.m.in, l.observeAsync)
-		l.stopIndexer()
 	}
 	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
 	l.buildWG.Wait()
@@ -404,7 +386,7 @@ func (l *loader) run(ctx context.Context) {
 // (checked every 1024 frames).
 func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 	if l.index.n >= 1<<32-1 {
-		l.errs = append(l.errs, errIndexFullAt(l.index.n))
+		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
 		return errIndexFull
 	}
 	if l.point > 0 {
@@ -424,53 +406,47 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 }
 
 // frame adds one frame, already analysed, to the index, the frames' flow
-// ids (frameflows.go) and the timelines, then the events it emitted.
+// ids (frameflows.go) and the timelines.
 func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
-	t := l.eng.Table()
-	r := makeFrameRec(p, fl, t.FrameEvents())
-	l.indexFrame(&r)
-	if t.NumEvents() > l.nEvents {
-		for i := l.nEvents; i < t.NumEvents(); i++ {
-			l.event(t.Event(i))
-		}
-		l.nEvents = t.NumEvents()
-	}
-}
-
-// indexFrame adds the frame of r to the index, the frames' flow ids and the
-// timelines.
-func (l *loader) indexFrame(r *frameRec) {
 	pos := uint32(l.index.n)
-	l.index.add(int(r.file), r.off)
-	if r.ev != 0 {
-		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: r.ev})
+	l.index.add(p.File, p.Offset)
+	if ev := l.eng.Table().FrameEvents(); ev != 0 {
+		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
 	}
-	l.read[r.file] = r.off + int64(r.capLen) + 16
+	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
 
-	ts := r.ts
+	ts := p.TsNs
 	b := l.tl.bucket(ts)
 	l.tl.tl.EndNs = max(l.tl.tl.EndNs, ts)
 	v := &l.tl.tl.V
-	v[SeriesBytes][b] += int64(r.length)
+	v[SeriesBytes][b] += int64(p.Len)
 	v[SeriesPackets][b]++
-	switch r.kind {
+	var id uint32 // the frame's flow index + 1, 0 none
+	switch p.Kind {
 	case decode.KindRoCE, decode.KindCNP:
-		if r.ce {
+		if p.ECN == 3 && p.IPVersion != 0 {
 			v[SeriesCE][b]++
 		}
-		if r.kind == decode.KindCNP {
+		if p.Kind == decode.KindCNP {
 			v[SeriesCNP][b]++
 		}
-		if r.id != 0 {
-			i := int(r.id - 1)
+		if fl != nil {
+			i := fl.Index()
+			id = uint32(i) + 1
 			l.flows = max(l.flows, i+1)
-			l.tl.addFlowAt(i, b, int64(r.frameLen))
+			l.tl.addFlowAt(i, b, int64(p.FrameLen))
 		}
 	case decode.KindPFC, decode.KindPause:
 		l.pfcFrames.add(pos)
 	case decode.KindOther:
 	}
-	l.frameFlows.add(r.id)
+	l.frameFlows.add(id)
+	if t := l.eng.Table(); t.NumEvents() > l.nEvents {
+		for i := l.nEvents; i < t.NumEvents(); i++ {
+			l.event(t.Event(i))
+		}
+		l.nEvents = t.NumEvents()
+	}
 }
 
 // event adds an event found by flows to the timelines.
@@ -546,11 +522,8 @@ func (l *loader) publish(final, canceled bool) {
 		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
 		s.Progress.Bytes = max(s.Progress.Bytes, m.totalBytes())
 	} else {
-		if !l.async {
-			l.maybeBuild()
-		}
-		// With the indexer, a build may cover frames not indexed yet.
-		if b := l.latest.Load(); b != nil && b.frames <= int64(l.index.n) {
+		l.maybeBuild()
+		if b := l.latest.Load(); b != nil {
 			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
 		} else {
 			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
@@ -575,16 +548,12 @@ const buildSpacing = 16
 
 // maybeBuild starts a background build of the report so far.
 func (l *loader) maybeBuild() {
-	frames := int64(l.index.n)
-	if l.ix != nil {
-		frames = l.ix.n // on the consumer: the frames observed
-	}
-	if frames == 0 || l.building.Load() {
+	if l.index.n == 0 || l.building.Load() {
 		return
 	}
 	if l.m.cfg.publishFrames > 0 {
 		r := analysis.Build(l.eng.Table().Clone(), l.summary(), l.m.cfg.Analysis)
-		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: frames})
+		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
 		return
 	}
 	if time.Since(l.lastBuild) < time.Duration(l.buildEvery.Load()) {
@@ -596,6 +565,7 @@ func (l *loader) maybeBuild() {
 	clone := l.eng.Table().Clone() // on the loader goroutine: part of the cost
 
 	sum := l.summary()
+	frames := int64(l.index.n)
 	opts := l.m.cfg.Analysis
 	l.buildWG.Add(1)
 	go func() {

@@ -40,10 +40,7 @@ func (t *Table) Clone() *Table {
 		*nf = *f // every field but the pointers and slices below is a value
 		if f.cold != nil {
 			nc := *f.cold
-			if nc.recent != nil {
-				recent := *nc.recent
-				nc.recent = &recent
-			}
+			nc.recent = slices.Clone(nc.recent)
 			if nc.reads != nil {
 				reads := *nc.reads
 				nc.reads = &reads

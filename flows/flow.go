@@ -5,9 +5,10 @@ import "github.com/rocetrace/rocetrace/decode"
 // Ring sizes: fixed arrays inside each Flow, so that Observe never allocates
 // for a known flow.
 const (
-	recentRing = 32 // recent request PSNs, for pairing by timing
-	readRing   = 32 // recent RDMA READ requests, for response checks
-	maxPorts   = 8  // distinct UDP source ports remembered per flow
+	recentRing  = 32 // recent request PSNs, for pairing by timing (the ring's largest size)
+	recentStart = 4  // the recent ring's first size; it doubles while full, up to recentRing
+	readRing    = 32 // recent RDMA READ requests, for response checks
+	maxPorts    = 8  // distinct UDP source ports remembered per flow
 )
 
 // Flow is the state of one flow (see Key). Exported counters follow the
@@ -85,8 +86,11 @@ type flowCold struct {
 	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
 	ceFirst int64            // first CE-marked frame since the previous matched CNP
 
-	// recent holds the latest requests, made at the second one.
-	recent *[recentRing]recentReq
+	// recent holds the latest requests, made at the second one with
+	// recentStart entries and doubled each time it fills, up to recentRing
+	// (a power of two long: request seq lives in slot seq&(len-1)). Most
+	// flows send a few requests: 64 bytes instead of 512.
+	recent []recentReq
 	// reads is made at the flow's first READ request: most flows never
 	// send one, and the ring is 1 KiB.
 	reads      *[readRing]readReq
@@ -393,7 +397,9 @@ func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
 
 // addRecent records a request (wire: its FrameLen); the first needs no ring
 // (its PSN is req.first; its length is never needed: it can only be packet 1
-// of a rate window, whose bytes do not count).
+// of a rate window, whose bytes do not count). The ring grows while full
+// and smaller than recentRing: it fills exactly when nRecent reaches its
+// size, when request seq sits in slot seq, so the copy keeps every slot.
 func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 	r := &f.req
 	if r.nRecent == 0 {
@@ -402,11 +408,16 @@ func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 		return
 	}
 	c := f.more()
-	if c.recent == nil {
-		c.recent = new([recentRing]recentReq)
+	switch n := uint32(len(c.recent)); {
+	case n == 0:
+		c.recent = make([]recentReq, recentStart)
 		c.recent[0] = recentReq{psn: r.first, ts: r.ts0}
+	case r.nRecent == n && n < recentRing:
+		g := make([]recentReq, 2*n)
+		copy(g, c.recent)
+		c.recent = g
 	}
-	c.recent[r.nRecent%recentRing] = recentReq{psn: psn, wire: uint32(wire), ts: ts}
+	c.recent[r.nRecent&uint32(len(c.recent)-1)] = recentReq{psn: psn, wire: uint32(wire), ts: ts}
 	r.nRecent++
 	if r.nRecent == 0 { // wrapped: stay above the ring's size, same slot
 		r.nRecent = recentRing
@@ -419,5 +430,5 @@ func (f *Flow) recentAt(i uint32) recentReq {
 	if f.cold == nil || f.cold.recent == nil {
 		return recentReq{psn: f.req.first, ts: f.req.ts0}
 	}
-	return f.cold.recent[(f.req.nRecent-1-i)%recentRing]
+	return f.cold.recent[(f.req.nRecent-1-i)&uint32(len(f.cold.recent)-1)]
 }

@@ -41,9 +41,13 @@ func (t *Table) Clone() *Table {
 		if f.cold != nil {
 			nc := *f.cold
 			nc.recent = slices.Clone(nc.recent)
-			if nc.reads != nil {
-				reads := *nc.reads
-				nc.reads = &reads
+			if nc.rare != nil {
+				nr := *nc.rare
+				if nr.reads != nil {
+					reads := *nr.reads
+					nr.reads = &reads
+				}
+				nc.rare = &nr
 			}
 			if nc.lat != nil {
 				nc.lat = nc.lat.clone()
@@ -61,7 +65,9 @@ func (t *Table) Clone() *Table {
 	for _, nf := range c.order {
 		if nf.cold != nil {
 			nf.cold.peer = remap(nf.cold.peer)
-			nf.cold.pairVote = remap(nf.cold.pairVote)
+			if r := nf.cold.rare; r != nil {
+				r.pairVote = remap(r.pairVote)
+			}
 		}
 		c.flows.add(nf)
 	}

@@ -15,7 +15,7 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 		t.rateTick(target, p.TsNs) // counted in the target's window at the CNP's time
 		target.CNPsReceived++
 		if target.req.cePending {
-			e.setECNToCNP(p.TsNs - target.cold.ceFirst)
+			e.setECNToCNP(p.TsNs - target.cold.rare.ceFirst)
 			target.req.cePending = false
 		}
 		t.cnpRates(&e, t.events.len())

@@ -71,26 +71,51 @@ type reqState struct {
 	nRecent uint32 // requests recorded (recentAt); after 2^32 it wraps to recentRing
 
 	init      bool
-	pending   bool // next depends on a READ whose span is not known yet (cold.pendingSeq)
-	inReplay  bool // a replay episode is open (cold.replay*)
-	cePending bool // CE marks wait for a CNP since cold.ceFirst (on the flow, not its requests)
+	pending   bool // next depends on a READ whose span is not known yet (cold.rare.pendingSeq)
+	inReplay  bool // a replay episode is open (cold.rare.replay*)
+	cePending bool // CE marks wait for a CNP since cold.rare.ceFirst (on the flow, not its requests)
 
 	ts0 int64 // time of the first request (PSN first), before cold.recent
 }
 
-// flowCold is the state of a flow made on first need (Flow.more).
+// flowCold is the state of a flow made on first need (Flow.more): what a
+// flow of a few packets needs (rate window, peer, recent requests, request
+// memory, pairing effort, DCQCN window). 152 bytes (the 160-byte size
+// class): what fewer flows need is in rare, made on first need in turn.
 type flowCold struct {
 	rate rateState // the current rate window, from the flow's second frame (rates.go)
 
-	peer    *Flow            // the reverse flow (peerState != peerUnknown)
-	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
-	ceFirst int64            // first CE-marked frame since the previous matched CNP
+	peer *Flow // the reverse flow (peerState != peerUnknown)
 
 	// recent holds the latest requests, made at the second one with
 	// recentStart entries and doubled each time it fills, up to recentRing
 	// (a power of two long: request seq lives in slot seq&(len-1)). Most
 	// flows send a few requests: 64 bytes instead of 512.
 	recent []recentReq
+
+	pairTries int64
+
+	// DCQCN rate windows (ccrate.go): the pending after-window of the
+	// latest CNP that targets this flow.
+	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
+	ccCount   int // request packets seen since it
+	// lat is the request memory and latency values (latency.go), made on
+	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
+	// this flow named (hasAck: there was one).
+	lat     *latState
+	ackHigh PSN
+	hasAck  bool
+
+	rare *flowRare // Flow.rare
+}
+
+// flowRare is the part of a flow's cold state that only some flows need:
+// a second source port, CE marks, READ requests, replays, READ responses,
+// ambiguous pairing votes (Flow.rare). 112 bytes.
+type flowRare struct {
+	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
+	ceFirst int64            // first CE-marked frame since the previous matched CNP
+
 	// reads is made at the flow's first READ request: most flows never
 	// send one, and the ring is 1 KiB.
 	reads      *[readRing]readReq
@@ -104,20 +129,8 @@ type flowCold struct {
 
 	resp respState
 
-	pairTries int64
 	pairVote  *Flow
 	pairVotes int
-
-	// DCQCN rate windows (ccrate.go): the pending after-window of the
-	// latest CNP that targets this flow.
-	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
-	ccCount   int // request packets seen since it
-	// lat is the request memory and latency values (latency.go), made on
-	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
-	// this flow named (hasAck: there was one).
-	lat     *latState
-	ackHigh PSN
-	hasAck  bool
 }
 
 // more returns f's cold state, made on first need.
@@ -126,6 +139,23 @@ func (f *Flow) more() *flowCold {
 		f.cold = new(flowCold)
 	}
 	return f.cold
+}
+
+// rare returns f's rare state, made on first need (with the cold state).
+func (f *Flow) rare() *flowRare {
+	c := f.more()
+	if c.rare == nil {
+		c.rare = new(flowRare)
+	}
+	return c.rare
+}
+
+// rareOrNil returns f's rare state, or nil when it has none.
+func (f *Flow) rareOrNil() *flowRare {
+	if f.cold == nil {
+		return nil
+	}
+	return f.cold.rare
 }
 
 type recentReq struct {
@@ -221,7 +251,7 @@ func (f *Flow) SrcPorts() ([]uint16, bool) {
 	case 1:
 		return []uint16{f.port0}, f.portsExtra()
 	}
-	return f.cold.ports[:f.nPorts()], f.portsExtra()
+	return f.cold.rare.ports[:f.nPorts()], f.portsExtra()
 }
 
 // NumSrcPorts returns len(SrcPorts()) and whether there were more, without
@@ -285,7 +315,7 @@ func (f *Flow) CEPending() (bool, int64) {
 	if !f.req.cePending {
 		return false, 0
 	}
-	return true, f.cold.ceFirst
+	return true, f.cold.rare.ceFirst
 }
 
 // account adds a frame to the flow's counters.
@@ -330,7 +360,7 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 	}
 	if p.ECN == 3 && !f.req.cePending {
 		f.req.cePending = true
-		f.more().ceFirst = p.TsNs
+		f.rare().ceFirst = p.TsNs
 	}
 	if p.HasPayloadLen {
 		f.PayloadBytes += int64(p.PayloadLen)
@@ -351,7 +381,7 @@ func (f *Flow) addPort(port uint16) {
 		f.portsInfo++
 		return
 	}
-	c := f.more()
+	c := f.rare()
 	c.ports[0] = f.port0
 	for i := uint8(1); i < n; i++ {
 		if c.ports[i] == port {
@@ -369,7 +399,7 @@ func (f *Flow) addPort(port uint16) {
 // read returns the READ request with sequence number seq, or nil when it
 // has left the ring.
 func (f *Flow) read(seq uint64) *readReq {
-	c := f.cold
+	c := f.rareOrNil()
 	if c == nil || seq >= c.nReads || c.nReads-seq > readRing {
 		return nil
 	}
@@ -378,14 +408,14 @@ func (f *Flow) read(seq uint64) *readReq {
 
 // nReads returns the number of READ requests recorded.
 func (f *Flow) nReads() uint64 {
-	if f.cold == nil {
-		return 0
+	if c := f.rareOrNil(); c != nil {
+		return c.nReads
 	}
-	return f.cold.nReads
+	return 0
 }
 
 func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
-	c := f.more()
+	c := f.rare()
 	if c.reads == nil {
 		c.reads = new([readRing]readReq)
 	}

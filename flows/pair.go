@@ -54,12 +54,13 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	case nRange == 1:
 		link(f, inRange)
 	case nExact == 1:
-		if fc.pairVote == exact {
-			fc.pairVotes++
+		fr := f.rare()
+		if fr.pairVote == exact {
+			fr.pairVotes++
 		} else {
-			fc.pairVote, fc.pairVotes = exact, 1
+			fr.pairVote, fr.pairVotes = exact, 1
 		}
-		if fc.pairVotes >= pairVotesNeeded {
+		if fr.pairVotes >= pairVotesNeeded {
 			link(f, exact)
 		}
 	}
@@ -99,7 +100,11 @@ func link(a, b *Flow) {
 	ac, bc := a.more(), b.more()
 	ac.peer, bc.peer = b, a
 	a.peerState, b.peerState = peerPaired, peerPaired
-	ac.pairVote, bc.pairVote = nil, nil
+	for _, r := range [2]*flowRare{ac.rare, bc.rare} {
+		if r != nil {
+			r.pairVote = nil
+		}
+	}
 	if a.pmtu == 0 {
 		a.pmtu = b.pmtu
 	}

@@ -438,20 +438,29 @@ func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 		return
 	}
 	c := f.more()
-	switch n := uint32(len(c.recent)); {
-	case n == 0:
-		c.recent = make([]recentReq, recentStart)
-		c.recent[0] = recentReq{psn: r.first, ts: r.ts0}
-	case r.nRecent == n && n < recentRing:
-		g := make([]recentReq, 2*n)
-		copy(g, c.recent)
-		c.recent = g
+	if n := len(c.recent); n < recentRing && uint32(n) <= r.nRecent {
+		f.growRecent() // once the ring is whole, one comparison
 	}
 	c.recent[r.nRecent&uint32(len(c.recent)-1)] = recentReq{psn: psn, wire: uint32(wire), ts: ts}
 	r.nRecent++
 	if r.nRecent == 0 { // wrapped: stay above the ring's size, same slot
 		r.nRecent = recentRing
 	}
+}
+
+// growRecent makes the recent ring (recentStart entries, the first request
+// in slot 0) or doubles it; it is full then: nRecent equals its size.
+func (f *Flow) growRecent() {
+	c := f.cold
+	n := len(c.recent)
+	if n == 0 {
+		c.recent = make([]recentReq, recentStart)
+		c.recent[0] = recentReq{psn: f.req.first, ts: f.req.ts0}
+		return
+	}
+	g := make([]recentReq, 2*n)
+	copy(g, c.recent)
+	c.recent = g
 }
 
 // recentAt returns the i-th most recent request (0: the latest), for i <

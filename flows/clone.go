@@ -22,7 +22,7 @@ func (t *Table) Clone() *Table {
 		dropped:  t.dropped,
 		flows:    newFlowIndex(t.flows.len()),
 		order:    slices.Clone(t.order), // replaced one by one below
-		hosts:    make(map[hostPair]*hostGroup, len(t.hosts)),
+		hosts:    make(map[uint64]*hostGroup, len(t.hosts)),
 		events:   t.events.clone(),
 		pfc:      make(map[PFCKey]*PFCStat, len(t.pfc)),
 		pfcOrder: slices.Clone(t.pfcOrder), // replaced one by one below

@@ -32,14 +32,15 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 //
 // Anything else is ambiguous and the target stays unknown (nil).
 func (t *Table) cnpFallback(f *Flow) *Flow {
-	g := t.hosts[hostPair{f.Key.Dst, f.Key.Src}]
+	hp := hostPair{f.Key.Dst, f.Key.Src}
+	g := t.hosts[hp.hash()]
 	if g == nil {
 		return nil
 	}
 	var ud, udCE, conn, connCE *Flow
 	nUD, nUDCE, nConn, nConnCE := 0, 0, 0, 0
 	for _, c := range g.flows {
-		if c.DataPackets == 0 {
+		if c.DataPackets == 0 || !hp.from(c) {
 			continue
 		}
 		if c.Key.UD {

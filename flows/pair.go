@@ -29,14 +29,15 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	if fc.pairTries > 64 && fc.pairTries%64 != 0 {
 		return // bounded effort for flows whose requester is not in the capture
 	}
-	g := t.hosts[hostPair{f.Key.Dst, f.Key.Src}]
+	hp := hostPair{f.Key.Dst, f.Key.Src}
+	g := t.hosts[hp.hash()]
 	if g == nil {
 		return
 	}
 	var inRange, exact *Flow
 	nRange, nExact := 0, 0
 	for _, c := range g.flows {
-		if c == f || c.paired() || c.Key.UD || !c.req.init {
+		if c == f || c.paired() || c.Key.UD || !c.req.init || !hp.from(c) {
 			continue
 		}
 		ok, ex := t.answers(c, psn, ts, kind)

@@ -37,11 +37,11 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	var inRange, exact *Flow
 	nRange, nExact := 0, 0
 	for _, c := range g.flows {
-		if c == f || c.paired() || c.Key.UD || !c.req.init || !hp.from(c) {
+		if c == f || c.paired() || c.Key.UD || !c.req.init {
 			continue
 		}
 		ok, ex := t.answers(c, psn, ts, kind)
-		if !ok {
+		if !ok || !hp.from(c) { // a flow of another pair (a hash collision): last, as it is rare
 			continue
 		}
 		nRange++

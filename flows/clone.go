@@ -22,7 +22,7 @@ func (t *Table) Clone() *Table {
 		dropped:  t.dropped,
 		flows:    newFlowIndex(t.flows.len()),
 		order:    slices.Clone(t.order), // replaced one by one below
-		hosts:    make(map[hostPair]*hostGroup, len(t.hosts)),
+		hosts:    make(map[uint64]*hostGroup, len(t.hosts)),
 		events:   t.events.clone(),
 		pfc:      make(map[PFCKey]*PFCStat, len(t.pfc)),
 		pfcOrder: slices.Clone(t.pfcOrder), // replaced one by one below
@@ -40,13 +40,14 @@ func (t *Table) Clone() *Table {
 		*nf = *f // every field but the pointers and slices below is a value
 		if f.cold != nil {
 			nc := *f.cold
-			if nc.recent != nil {
-				recent := *nc.recent
-				nc.recent = &recent
-			}
-			if nc.reads != nil {
-				reads := *nc.reads
-				nc.reads = &reads
+			nc.recent = slices.Clone(nc.recent)
+			if nc.rare != nil {
+				nr := *nc.rare
+				if nr.reads != nil {
+					reads := *nr.reads
+					nr.reads = &reads
+				}
+				nc.rare = &nr
 			}
 			if nc.lat != nil {
 				nc.lat = nc.lat.clone()
@@ -64,7 +65,9 @@ func (t *Table) Clone() *Table {
 	for _, nf := range c.order {
 		if nf.cold != nil {
 			nf.cold.peer = remap(nf.cold.peer)
-			nf.cold.pairVote = remap(nf.cold.pairVote)
+			if r := nf.cold.rare; r != nil {
+				r.pairVote = remap(r.pairVote)
+			}
 		}
 		c.flows.add(nf)
 	}

@@ -102,13 +102,16 @@ func TestCloneSharesNothing(t *testing.T) {
 		if f.cold == lc {
 			t.Errorf("cold state of %s shared", f.ID())
 		}
-		if r := f.cold.reads; r != nil {
+		if f.cold.rare != nil && f.cold.rare == lc.rare {
+			t.Errorf("rare state of %s shared", f.ID())
+		}
+		if r := f.rareOrNil(); r != nil && r.reads != nil {
 			reads++
-			if r == lc.reads {
+			if r.reads == lc.rare.reads {
 				t.Errorf("READ ring of %s shared", f.ID())
 			}
 		}
-		if r := f.cold.recent; r != nil && r == lc.recent {
+		if r := f.cold.recent; r != nil && &r[0] == &lc.recent[0] {
 			t.Errorf("request ring of %s shared", f.ID())
 		}
 	}
@@ -118,7 +121,9 @@ func TestCloneSharesNothing(t *testing.T) {
 	for _, f := range clone.Flows() {
 		check("peer", f.Peer())
 		if f.cold != nil {
-			check("pairVote", f.cold.pairVote)
+			if r := f.cold.rare; r != nil {
+				check("pairVote", r.pairVote)
+			}
 		}
 		if clone.Flow(f.Key) != f {
 			t.Errorf("map entry of %s is not the clone's flow", f.ID())
@@ -177,8 +182,8 @@ func TestCloneConcurrentUse(t *testing.T) {
 // it must be handled in flows/clone.go and listed here. A new Table field
 // must be copied there too (the field count below is the reminder).
 func TestCloneKnowsEveryField(t *testing.T) {
-	handled := map[string]bool{"flowCold.peer": true, "flowCold.pairVote": true, "flowCold.recent": true,
-		"Flow.id": true, "flowCold.reads": true, "flowCold.lat": true, "Flow.cold": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
+	handled := map[string]bool{"flowCold.peer": true, "flowRare.pairVote": true, "flowCold.recent": true, "flowCold.rare": true,
+		"Flow.id": true, "flowRare.reads": true, "flowCold.lat": true, "Flow.cold": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
 	var walk func(owner string, typ reflect.Type)
 	walk = func(owner string, typ reflect.Type) {
 		for i := range typ.NumField() {
@@ -204,7 +209,7 @@ func TestCloneKnowsEveryField(t *testing.T) {
 			}
 		}
 	}
-	for _, v := range []any{Flow{}, flowCold{}, Event{}, PFCStat{}} {
+	for _, v := range []any{Flow{}, flowCold{}, flowRare{}, Event{}, PFCStat{}} {
 		walk(reflect.TypeOf(v).Name(), reflect.TypeOf(v))
 	}
 	if got := reflect.TypeOf(Table{}).NumField(); got != 17 {

@@ -15,7 +15,7 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 		t.rateTick(target, p.TsNs) // counted in the target's window at the CNP's time
 		target.CNPsReceived++
 		if target.req.cePending {
-			e.setECNToCNP(p.TsNs - target.cold.ceFirst)
+			e.setECNToCNP(p.TsNs - target.cold.rare.ceFirst)
 			target.req.cePending = false
 		}
 		t.cnpRates(&e, t.events.len())
@@ -32,14 +32,15 @@ func (t *Table) observeCNP(f *Flow, p *decode.Packet) {
 //
 // Anything else is ambiguous and the target stays unknown (nil).
 func (t *Table) cnpFallback(f *Flow) *Flow {
-	g := t.hosts[hostPair{f.Key.Dst, f.Key.Src}]
+	hp := hostPair{f.Key.Dst, f.Key.Src}
+	g := t.hosts[hp.hash()]
 	if g == nil {
 		return nil
 	}
 	var ud, udCE, conn, connCE *Flow
 	nUD, nUDCE, nConn, nConnCE := 0, 0, 0, 0
 	for _, c := range g.flows {
-		if c.DataPackets == 0 {
+		if c.DataPackets == 0 || !hp.from(c) {
 			continue
 		}
 		if c.Key.UD {

@@ -5,9 +5,10 @@ import "github.com/rocetrace/rocetrace/decode"
 // Ring sizes: fixed arrays inside each Flow, so that Observe never allocates
 // for a known flow.
 const (
-	recentRing = 32 // recent request PSNs, for pairing by timing
-	readRing   = 32 // recent RDMA READ requests, for response checks
-	maxPorts   = 8  // distinct UDP source ports remembered per flow
+	recentRing  = 32 // recent request PSNs, for pairing by timing (the ring's largest size)
+	recentStart = 4  // the recent ring's first size; it doubles while full, up to recentRing
+	readRing    = 32 // recent RDMA READ requests, for response checks
+	maxPorts    = 8  // distinct UDP source ports remembered per flow
 )
 
 // Flow is the state of one flow (see Key). Exported counters follow the
@@ -70,23 +71,51 @@ type reqState struct {
 	nRecent uint32 // requests recorded (recentAt); after 2^32 it wraps to recentRing
 
 	init      bool
-	pending   bool // next depends on a READ whose span is not known yet (cold.pendingSeq)
-	inReplay  bool // a replay episode is open (cold.replay*)
-	cePending bool // CE marks wait for a CNP since cold.ceFirst (on the flow, not its requests)
+	pending   bool // next depends on a READ whose span is not known yet (cold.rare.pendingSeq)
+	inReplay  bool // a replay episode is open (cold.rare.replay*)
+	cePending bool // CE marks wait for a CNP since cold.rare.ceFirst (on the flow, not its requests)
 
 	ts0 int64 // time of the first request (PSN first), before cold.recent
 }
 
-// flowCold is the state of a flow made on first need (Flow.more).
+// flowCold is the state of a flow made on first need (Flow.more): what a
+// flow of a few packets needs (rate window, peer, recent requests, request
+// memory, pairing effort, DCQCN window). 152 bytes (the 160-byte size
+// class): what fewer flows need is in rare, made on first need in turn.
 type flowCold struct {
 	rate rateState // the current rate window, from the flow's second frame (rates.go)
 
-	peer    *Flow            // the reverse flow (peerState != peerUnknown)
+	peer *Flow // the reverse flow (peerState != peerUnknown)
+
+	// recent holds the latest requests, made at the second one with
+	// recentStart entries and doubled each time it fills, up to recentRing
+	// (a power of two long: request seq lives in slot seq&(len-1)). Most
+	// flows send a few requests: 64 bytes instead of 512.
+	recent []recentReq
+
+	pairTries int64
+
+	// DCQCN rate windows (ccrate.go): the pending after-window of the
+	// latest CNP that targets this flow.
+	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
+	ccCount   int // request packets seen since it
+	// lat is the request memory and latency values (latency.go), made on
+	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
+	// this flow named (hasAck: there was one).
+	lat     *latState
+	ackHigh PSN
+	hasAck  bool
+
+	rare *flowRare // Flow.rare
+}
+
+// flowRare is the part of a flow's cold state that only some flows need:
+// a second source port, CE marks, READ requests, replays, READ responses,
+// ambiguous pairing votes (Flow.rare). 112 bytes.
+type flowRare struct {
 	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
 	ceFirst int64            // first CE-marked frame since the previous matched CNP
 
-	// recent holds the latest requests, made at the second one.
-	recent *[recentRing]recentReq
 	// reads is made at the flow's first READ request: most flows never
 	// send one, and the ring is 1 KiB.
 	reads      *[readRing]readReq
@@ -100,20 +129,8 @@ type flowCold struct {
 
 	resp respState
 
-	pairTries int64
 	pairVote  *Flow
 	pairVotes int
-
-	// DCQCN rate windows (ccrate.go): the pending after-window of the
-	// latest CNP that targets this flow.
-	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
-	ccCount   int // request packets seen since it
-	// lat is the request memory and latency values (latency.go), made on
-	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
-	// this flow named (hasAck: there was one).
-	lat     *latState
-	ackHigh PSN
-	hasAck  bool
 }
 
 // more returns f's cold state, made on first need.
@@ -122,6 +139,23 @@ func (f *Flow) more() *flowCold {
 		f.cold = new(flowCold)
 	}
 	return f.cold
+}
+
+// rare returns f's rare state, made on first need (with the cold state).
+func (f *Flow) rare() *flowRare {
+	c := f.more()
+	if c.rare == nil {
+		c.rare = new(flowRare)
+	}
+	return c.rare
+}
+
+// rareOrNil returns f's rare state, or nil when it has none.
+func (f *Flow) rareOrNil() *flowRare {
+	if f.cold == nil {
+		return nil
+	}
+	return f.cold.rare
 }
 
 type recentReq struct {
@@ -217,7 +251,7 @@ func (f *Flow) SrcPorts() ([]uint16, bool) {
 	case 1:
 		return []uint16{f.port0}, f.portsExtra()
 	}
-	return f.cold.ports[:f.nPorts()], f.portsExtra()
+	return f.cold.rare.ports[:f.nPorts()], f.portsExtra()
 }
 
 // NumSrcPorts returns len(SrcPorts()) and whether there were more, without
@@ -281,7 +315,7 @@ func (f *Flow) CEPending() (bool, int64) {
 	if !f.req.cePending {
 		return false, 0
 	}
-	return true, f.cold.ceFirst
+	return true, f.cold.rare.ceFirst
 }
 
 // account adds a frame to the flow's counters.
@@ -326,7 +360,7 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 	}
 	if p.ECN == 3 && !f.req.cePending {
 		f.req.cePending = true
-		f.more().ceFirst = p.TsNs
+		f.rare().ceFirst = p.TsNs
 	}
 	if p.HasPayloadLen {
 		f.PayloadBytes += int64(p.PayloadLen)
@@ -347,7 +381,7 @@ func (f *Flow) addPort(port uint16) {
 		f.portsInfo++
 		return
 	}
-	c := f.more()
+	c := f.rare()
 	c.ports[0] = f.port0
 	for i := uint8(1); i < n; i++ {
 		if c.ports[i] == port {
@@ -365,7 +399,7 @@ func (f *Flow) addPort(port uint16) {
 // read returns the READ request with sequence number seq, or nil when it
 // has left the ring.
 func (f *Flow) read(seq uint64) *readReq {
-	c := f.cold
+	c := f.rareOrNil()
 	if c == nil || seq >= c.nReads || c.nReads-seq > readRing {
 		return nil
 	}
@@ -374,14 +408,14 @@ func (f *Flow) read(seq uint64) *readReq {
 
 // nReads returns the number of READ requests recorded.
 func (f *Flow) nReads() uint64 {
-	if f.cold == nil {
-		return 0
+	if c := f.rareOrNil(); c != nil {
+		return c.nReads
 	}
-	return f.cold.nReads
+	return 0
 }
 
 func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
-	c := f.more()
+	c := f.rare()
 	if c.reads == nil {
 		c.reads = new([readRing]readReq)
 	}
@@ -393,7 +427,9 @@ func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
 
 // addRecent records a request (wire: its FrameLen); the first needs no ring
 // (its PSN is req.first; its length is never needed: it can only be packet 1
-// of a rate window, whose bytes do not count).
+// of a rate window, whose bytes do not count). The ring grows while full
+// and smaller than recentRing: it fills exactly when nRecent reaches its
+// size, when request seq sits in slot seq, so the copy keeps every slot.
 func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 	r := &f.req
 	if r.nRecent == 0 {
@@ -402,15 +438,29 @@ func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 		return
 	}
 	c := f.more()
-	if c.recent == nil {
-		c.recent = new([recentRing]recentReq)
-		c.recent[0] = recentReq{psn: r.first, ts: r.ts0}
+	if n := len(c.recent); n < recentRing && uint32(n) <= r.nRecent {
+		f.growRecent() // once the ring is whole, one comparison
 	}
-	c.recent[r.nRecent%recentRing] = recentReq{psn: psn, wire: uint32(wire), ts: ts}
+	c.recent[r.nRecent&uint32(len(c.recent)-1)] = recentReq{psn: psn, wire: uint32(wire), ts: ts}
 	r.nRecent++
 	if r.nRecent == 0 { // wrapped: stay above the ring's size, same slot
 		r.nRecent = recentRing
 	}
+}
+
+// growRecent makes the recent ring (recentStart entries, the first request
+// in slot 0) or doubles it; it is full then: nRecent equals its size.
+func (f *Flow) growRecent() {
+	c := f.cold
+	n := len(c.recent)
+	if n == 0 {
+		c.recent = make([]recentReq, recentStart)
+		c.recent[0] = recentReq{psn: f.req.first, ts: f.req.ts0}
+		return
+	}
+	g := make([]recentReq, 2*n)
+	copy(g, c.recent)
+	c.recent = g
 }
 
 // recentAt returns the i-th most recent request (0: the latest), for i <
@@ -419,5 +469,5 @@ func (f *Flow) recentAt(i uint32) recentReq {
 	if f.cold == nil || f.cold.recent == nil {
 		return recentReq{psn: f.req.first, ts: f.req.ts0}
 	}
-	return f.cold.recent[(f.req.nRecent-1-i)%recentRing]
+	return f.cold.recent[(f.req.nRecent-1-i)&uint32(len(f.cold.recent)-1)]
 }

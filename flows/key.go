@@ -71,3 +71,18 @@ func appendHex6(b []byte, v uint32) []byte {
 type hostPair struct {
 	Src, Dst netip.Addr
 }
+
+// hash returns the key of the pair's group in Table.hosts: a 64-bit hash,
+// not the 48-byte pair (a capture of many host pairs pays ~90 bytes a pair
+// for the map's slots otherwise). Pairs may collide: a group can hold
+// flows of several pairs, and its readers keep the flows of their pair
+// (from).
+func (hp hostPair) hash() uint64 {
+	h := addrBits(&hp.Src)*0x9E3779B97F4A7C15 ^ addrBits(&hp.Dst)*0xC2B2AE3D27D4EB4F
+	h ^= h >> 29
+	h *= 0xBF58476D1CE4E5B9
+	return h ^ h>>31
+}
+
+// from reports whether flow c goes from Src to Dst.
+func (hp hostPair) from(c *Flow) bool { return c.Key.Src == hp.Src && c.Key.Dst == hp.Dst }

@@ -7,8 +7,8 @@ import "math"
 // while every value fits (up to ~4.29 s, the usual case: half the memory of
 // int64), and as pairs of uint32 (low, high half of the int64) from the
 // first value that does not (the values taken before it are widened then,
-// once). A flow's four kinds cost one 96-byte array of slice headers and a
-// bit each, as the int64 slices did.
+// once). A flow's four kinds cost 96 bytes of slice headers in its request
+// memory (latState.vals) and a bit each, as the int64 slices did.
 type LatencyValues struct {
 	s    []uint32
 	wide bool // s holds (low, high) pairs
@@ -73,9 +73,6 @@ func appendValue(s []uint32, wide bool, x int64) ([]uint32, bool) {
 
 // addValue records latency value x of kind k.
 func (l *latState) addValue(k LatencyKind, x int64) {
-	if l.vals == nil {
-		l.vals = new([NumLatencyKinds][]uint32)
-	}
 	wide := l.wide&(1<<k) != 0
 	l.vals[k], wide = appendValue(l.vals[k], wide, x)
 	if wide {
@@ -87,7 +84,7 @@ func (l *latState) addValue(k LatencyKind, x int64) {
 // request flow is f (see Latencies), without copying them. They are owned
 // by the table.
 func (f *Flow) LatencyValues(k LatencyKind) LatencyValues {
-	if f.cold == nil || f.cold.lat == nil || f.cold.lat.vals == nil || k >= NumLatencyKinds {
+	if f.cold == nil || f.cold.lat == nil || k >= NumLatencyKinds {
 		return LatencyValues{}
 	}
 	l := f.cold.lat

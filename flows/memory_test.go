@@ -7,8 +7,9 @@ import (
 )
 
 // TestMemoryPerFlowAndEvent bounds the table's memory on hostile inputs
-// (issue 12): at most 400 bytes per flow that has seen one packet, and at
-// most 128 bytes per stored event (one flow with a PSN gap before every
+// (issue 12): at most 400 bytes per flow that has seen one packet, 900
+// per flow of four requests (issue 20), and at most 128 bytes per stored
+// event (one flow with a PSN gap before every
 // packet), measured as the live heap after a GC over the count. An Event is
 // 64 bytes (its kinds' values share slots) kept in chunks (eventStore):
 // this measures 66. (It measured 200 when the Event had every kind's
@@ -30,6 +31,22 @@ func TestMemoryPerFlowAndEvent(t *testing.T) {
 			for i := range n {
 				p.TsNs, p.BTH.DestQP = int64(i+1)*100, uint32(i+1)
 				tb.Observe(p)
+			}
+		}, func(tb *Table) int { return len(tb.Flows()) }},
+		// Four WRITE packets, each a request flow with a rate window, a
+		// recent ring and a request memory: Flow 288 + id 32 + index slot
+		// ~24, cold state 160, ring 64 (4 entries), request memory 176 +
+		// its ring 64 = ~810 bytes; this measures 844. With the 32-entry
+		// ring made at the second request (512 bytes) and the cold state
+		// before its split (240 bytes, 256 with the ring as a slice) it
+		// measured 1,276 (fd42300).
+		{"per flow of four requests", 900, func(tb *Table) {
+			p := wr(0, 0, 0)
+			for psn := range uint32(4) {
+				for i := range n {
+					p.TsNs, p.BTH.DestQP, p.BTH.PSN = int64(psn)*1e9+int64(i+1)*100, uint32(i+1), psn
+					tb.Observe(p)
+				}
 			}
 		}, func(tb *Table) int { return len(tb.Flows()) }},
 		{"per event", 128, func(tb *Table) {

@@ -29,7 +29,8 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	if fc.pairTries > 64 && fc.pairTries%64 != 0 {
 		return // bounded effort for flows whose requester is not in the capture
 	}
-	g := t.hosts[hostPair{f.Key.Dst, f.Key.Src}]
+	hp := hostPair{f.Key.Dst, f.Key.Src}
+	g := t.hosts[hp.hash()]
 	if g == nil {
 		return
 	}
@@ -40,7 +41,7 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 			continue
 		}
 		ok, ex := t.answers(c, psn, ts, kind)
-		if !ok {
+		if !ok || !hp.from(c) { // a flow of another pair (a hash collision): last, as it is rare
 			continue
 		}
 		nRange++
@@ -54,12 +55,13 @@ func (t *Table) tryPair(f *Flow, psn PSN, ts int64, kind matchKind) {
 	case nRange == 1:
 		link(f, inRange)
 	case nExact == 1:
-		if fc.pairVote == exact {
-			fc.pairVotes++
+		fr := f.rare()
+		if fr.pairVote == exact {
+			fr.pairVotes++
 		} else {
-			fc.pairVote, fc.pairVotes = exact, 1
+			fr.pairVote, fr.pairVotes = exact, 1
 		}
-		if fc.pairVotes >= pairVotesNeeded {
+		if fr.pairVotes >= pairVotesNeeded {
 			link(f, exact)
 		}
 	}
@@ -99,7 +101,11 @@ func link(a, b *Flow) {
 	ac, bc := a.more(), b.more()
 	ac.peer, bc.peer = b, a
 	a.peerState, b.peerState = peerPaired, peerPaired
-	ac.pairVote, bc.pairVote = nil, nil
+	for _, r := range [2]*flowRare{ac.rare, bc.rare} {
+		if r != nil {
+			r.pairVote = nil
+		}
+	}
 	if a.pmtu == 0 {
 		a.pmtu = b.pmtu
 	}

@@ -43,7 +43,7 @@ func (t *Table) findRead(f *Flow, psn PSN) (uint64, *readReq, bool) {
 	n := f.nReads()
 	for i := uint64(0); i < readRing && i < n; i++ {
 		seq := n - 1 - i
-		e := &f.cold.reads[seq%readRing]
+		e := &f.cold.rare.reads[seq%readRing]
 		d := psn.Diff(e.psn)
 		if d < 0 {
 			continue
@@ -67,7 +67,7 @@ func (t *Table) findRead(f *Flow, psn PSN) (uint64, *readReq, bool) {
 func (t *Table) resolvePending(f *Flow, psn PSN) {
 	r := &f.req
 	r.pending = false
-	e := f.read(f.cold.pendingSeq)
+	e := f.read(f.cold.rare.pendingSeq)
 	if e == nil {
 		return
 	}
@@ -121,7 +121,7 @@ func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	if r.inReplay {
 		if d < 0 {
-			c := f.cold
+			c := f.cold.rare
 			since, known := t.markReplayed(f, psn)
 			if psn.Diff(c.replayCursor) < 0 {
 				// Went back again: a new replay episode.
@@ -145,7 +145,7 @@ func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
 		t.startReplay(f, psn, p.TsNs)
 		t.replayStall(f, p.TsNs, since, known)
 		f.Retransmitted++
-		f.cold.replayCursor = psn.Add(1)
+		f.cold.rare.replayCursor = psn.Add(1)
 		if isRead {
 			t.recordReplayedRead(f, p, psn)
 		}
@@ -167,7 +167,7 @@ func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
 		return
 	}
 	r.pending = true
-	f.cold.pendingSeq = seq
+	f.cold.rare.pendingSeq = seq
 	r.next = psn.Add(1) // placeholder until resolvePending
 }
 
@@ -184,7 +184,7 @@ func (t *Table) recordReplayedRead(f *Flow, p *decode.Packet, psn PSN) {
 func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
 	t.markFrame(EventRetransmission)
 	f.req.inReplay = true
-	c := f.more()
+	c := f.rare()
 	c.replayPSN = psn
 	c.replayTs = ts
 	c.replayPackets = 1
@@ -192,9 +192,9 @@ func (t *Table) startReplay(f *Flow, psn PSN, ts int64) {
 
 func (t *Table) endReplay(f *Flow) {
 	f.req.inReplay = false
-	c := f.cold
+	c := f.cold.rare
 	e := retransmissionEvent(c.replayTs, f, c.replayPSN, c.replayPackets)
-	if l := c.lat; l != nil {
+	if l := f.cold.lat; l != nil {
 		e.setIdle(l.replayIdle, l.replaySince, l.replayHasSince)
 	}
 	t.emit(e)
@@ -220,7 +220,7 @@ func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 			e.span = psn.Diff(e.psn) + 1
 		}
 	}
-	s := &f.more().resp
+	s := &f.rare().resp
 	if !s.init {
 		s.init = true
 		s.cur = seq
@@ -245,7 +245,7 @@ func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 // answered: the rest of the current READ, any READ in between and the
 // start of this one up to psn are missing.
 func (t *Table) responseJump(f, q *Flow, seq uint64, e *readReq, psn PSN, ts int64) {
-	s := &f.cold.resp
+	s := &f.cold.rare.resp
 	r := q
 	expected := s.next
 	var missing int64

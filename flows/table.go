@@ -42,7 +42,7 @@ type Table struct {
 	bps   int64
 	flows flowIndex // every flow by key
 	order []*Flow
-	hosts map[hostPair]*hostGroup
+	hosts map[uint64]*hostGroup // by hostPair.hash: every flow, grouped by its addresses
 
 	events eventStore
 
@@ -73,7 +73,7 @@ func NewTable(cfg Config) *Table {
 		cfg:   cfg,
 		bps:   cfg.LinkSpeedBps,
 		flows: newFlowIndex(0),
-		hosts: make(map[hostPair]*hostGroup),
+		hosts: make(map[uint64]*hostGroup),
 		pfc:   make(map[PFCKey]*PFCStat),
 		pmtu:  cfg.PMTU,
 
@@ -236,7 +236,7 @@ func (t *Table) newFlow(k Key) *Flow {
 	f := &Flow{Key: k, id: k.String(), index: int32(len(t.order))}
 	t.flows.add(f)
 	t.order = append(t.order, f)
-	hp := hostPair{k.Src, k.Dst}
+	hp := hostPair{k.Src, k.Dst}.hash()
 	g := t.hosts[hp]
 	if g == nil {
 		g = &hostGroup{}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -154,14 +155,27 @@ func TestStreamedTableAllocs(t *testing.T) {
 		}
 	}
 	add(pageRows) // the dictionaries' first values; a row group each
-	// Within a page (11 x 1000 rows): nothing at all.
-	if allocs := testing.AllocsPerRun(10, func() { add(1000) }); allocs != 0 {
-		t.Errorf("%v allocations per 1000 rows within a page, want 0", allocs)
+	// Within a page (at most 5 x 5 x 500 rows): nothing at all. The worker
+	// may still be encoding the first row group, and AllocsPerRun counts
+	// every goroutine's allocations (43 per 1000 rows were seen under -race
+	// on a loaded machine): the least of a few tries, apart in time, is
+	// the row side's own; an allocation per row would show in every try.
+	allocs := -1.0
+	for try := 0; try < 5 && allocs != 0; try++ {
+		if try > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		if a := testing.AllocsPerRun(4, func() { add(500) }); allocs < 0 || a < allocs {
+			allocs = a
+		}
+	}
+	if allocs != 0 {
+		t.Errorf("%v allocations per 500 rows within a page, want 0", allocs)
 	}
 	add(pageRows - i%pageRows)
 	// Across pages and row groups: what the worker allocates per row group
 	// (its column chunks' metadata), not per row.
-	allocs := testing.AllocsPerRun(8, func() { add(pageRows) })
+	allocs = testing.AllocsPerRun(8, func() { add(pageRows) })
 	if perRow := allocs / (2 * pageRows); perRow > 0.05 {
 		t.Errorf("%.4f allocations per row (%v per %d rows of each table), want none per row", perRow, allocs, pageRows)
 	}

@@ -105,7 +105,7 @@
 //
 // # Architecture
 //
-// The UI computes nothing about the capture. A Model (model.go) runs the
+// The UI computes nothing about the capture. A Model (model.go; loader.go) runs the
 // same decode -> flows -> analysis loop as `rocetrace report` in a
 // background goroutine and publishes immutable Snapshots: progress, the
 // latest analysis.Report, a packet index, per-flow frame lists and

@@ -1,0 +1,327 @@
+package tui
+
+// The loader: the goroutine that runs the engine over the inputs, indexes
+// every frame (index.go, frameflows.go, flowacc.go), builds interim reports
+// spaced by their cost, and publishes Snapshots for the views.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocetrace/rocetrace/analysis"
+	"github.com/rocetrace/rocetrace/decode"
+	"github.com/rocetrace/rocetrace/engine"
+	"github.com/rocetrace/rocetrace/flows"
+)
+
+// built is a report built in the background.
+type built struct {
+	report    *analysis.Report
+	flowIndex map[string]int
+	frames    int64
+}
+
+// loader is the state of one loading run (the loader goroutine's alone).
+type loader struct {
+	m          *Model
+	eng        *engine.Engine
+	index      *packetIndex
+	layouts    [][]engine.LayoutPoint // live only: the recording's (files: the inputs track theirs)
+	frameFlows frameFlows             // each frame's flow
+	flows      int                    // flows seen
+	flowLists  *flowLists             // the frame lists made for the snapshots
+	pfcFrames  FrameList
+	tl         timelines
+	nEvents    int
+	read       []int64 // per file: bytes up to the end of the last record
+	errs       []error // the loader's own errors (the inputs keep theirs)
+	started    time.Time
+	prev       *Snapshot
+	lastPub    time.Time
+
+	// Background report builds.
+	latest     atomic.Pointer[built]
+	building   atomic.Bool
+	buildWG    sync.WaitGroup
+	buildEvery atomic.Int64 // ns between build starts, adapted to their cost
+	lastBuild  time.Time
+
+	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
+
+	// Capture points (pointsmodel.go): nil without.
+	ps          *engine.Points
+	point       int           // the point of the frame being observed
+	pointFrames [][]FrameList // per point after the reference, per flow index there, its frames
+}
+
+func (m *Model) load(ctx context.Context) {
+	defer close(m.done)
+	n := len(m.cfg.Paths)
+	if m.cfg.Live != nil {
+		n = 1
+	}
+	l := &loader{
+		m:         m,
+		index:     newPacketIndex(n),
+		layouts:   make([][]engine.LayoutPoint, n),
+		read:      make([]int64, n),
+		started:   time.Now(),
+		flowLists: new(flowLists),
+		prev:      m.cur.Load(),
+	}
+	fcfg := m.cfg.Flows
+	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
+	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep})
+	l.buildEvery.Store(int64(m.cfg.PublishEvery))
+	if m.cfg.Points != nil {
+		l.startPoints()
+	}
+	if m.cfg.Live != nil {
+		l.runLive(ctx)
+		return
+	}
+	l.run(ctx)
+}
+
+// errIndexFull stops the reading when the packet index cannot take more.
+var errIndexFull = errors.New("packet index full")
+
+// run loads the files on the engine's two-core pipeline: the frames reach
+// observe on this goroutine, in capture order, already counted and in the
+// flow table, as in `rocetrace report`.
+func (l *loader) run(ctx context.Context) {
+	l.publish(false, false)
+	l.lastPub = time.Now()
+	var err error
+	if l.ps != nil {
+		err = l.ps.Run(ctx, l.m.in, l.observePoint)
+	} else {
+		err = l.eng.Run(ctx, l.m.in, l.observe)
+	}
+	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
+	l.buildWG.Wait()
+	l.publish(true, canceled)
+}
+
+// observe indexes one frame of the files and publishes a snapshot when it
+// is time: every publishFrames frames (tests), or every PublishEvery
+// (checked every 1024 frames).
+func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
+	if l.index.n >= 1<<32-1 {
+		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
+		return errIndexFull
+	}
+	if l.point > 0 {
+		l.otherFrame(p, f)
+	} else {
+		l.frame(p, f)
+	}
+	i := l.index.n
+	if n := l.m.cfg.publishFrames; n > 0 && i%n == 0 {
+		l.publish(false, false)
+	}
+	if i&1023 == 0 && time.Since(l.lastPub) >= l.m.cfg.PublishEvery {
+		l.publish(false, false)
+		l.lastPub = time.Now()
+	}
+	return nil
+}
+
+// frame adds one frame, already analysed, to the index, the frames' flow
+// ids (frameflows.go) and the timelines.
+func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
+	pos := uint32(l.index.n)
+	l.index.add(p.File, p.Offset)
+	if ev := l.eng.Table().FrameEvents(); ev != 0 {
+		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
+	}
+	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
+
+	ts := p.TsNs
+	b := l.tl.bucket(ts)
+	l.tl.tl.EndNs = max(l.tl.tl.EndNs, ts)
+	v := &l.tl.tl.V
+	v[SeriesBytes][b] += int64(p.Len)
+	v[SeriesPackets][b]++
+	var id uint32 // the frame's flow index + 1, 0 none
+	switch p.Kind {
+	case decode.KindRoCE, decode.KindCNP:
+		if p.ECN == 3 && p.IPVersion != 0 {
+			v[SeriesCE][b]++
+		}
+		if p.Kind == decode.KindCNP {
+			v[SeriesCNP][b]++
+		}
+		if fl != nil {
+			i := fl.Index()
+			id = uint32(i) + 1
+			l.flows = max(l.flows, i+1)
+			l.tl.addFlowAt(i, b, int64(p.FrameLen))
+		}
+	case decode.KindPFC, decode.KindPause:
+		l.pfcFrames.add(pos)
+	case decode.KindOther:
+	}
+	l.frameFlows.add(id)
+	if t := l.eng.Table(); t.NumEvents() > l.nEvents {
+		for i := l.nEvents; i < t.NumEvents(); i++ {
+			l.event(t.Event(i))
+		}
+		l.nEvents = t.NumEvents()
+	}
+}
+
+// event adds an event found by flows to the timelines.
+func (l *loader) event(e *flows.Event) {
+	switch e.Kind {
+	case flows.EventPause:
+		l.tl.addSpan(SeriesPaused, e.TsNs, e.EndNs())
+	case flows.EventPSNGap, flows.EventRetransmission, flows.EventNAK, flows.EventRNRNAK:
+		l.tl.add(SeriesProblems, e.TsNs, 1)
+	case flows.EventCNP:
+		if e.Target != nil {
+			l.tl.addCNP(e.Target.Index(), l.tl.bucket(e.TsNs))
+		}
+	}
+}
+
+func (l *loader) names() []string { return l.m.names() }
+
+// publish stores a new snapshot. While loading it starts a background
+// report build when none is running and enough time has passed since the
+// last one (buildSpacing times what the last one took, its copy of the
+// table included); the final publish builds the final report itself.
+func (l *loader) publish(final, canceled bool) {
+	m := l.m
+	if lv := m.cfg.Live; lv != nil {
+		// The index may only point at records that are on disk.
+		if err := lv.Recorder.Flush(); err != nil && !m.flushErr {
+			m.flushErr = true
+			l.errs = append(l.errs, fmt.Errorf("recording %s: %w", lv.RecordingPath, err))
+		}
+	}
+	s := &Snapshot{
+		Seq:         l.prev.Seq + 1,
+		Live:        m.cfg.Live != nil,
+		KernelDrops: m.kernelDrops(),
+		Files:       l.names(),
+		Index:       l.index.view(),
+		PFCFrames:   l.pfcFrames.view(),
+		Errors:      l.allErrors(),
+		LinkBps:     l.prev.LinkBps,
+		FrameEvents: l.frameEvents[:len(l.frameEvents):len(l.frameEvents)],
+		frameFlows:  l.frameFlows.view(),
+		flows:       l.flows,
+		flowLists:   l.flowLists,
+	}
+	s.layouts = l.currentLayouts()
+	var bytesRead int64
+	for _, b := range l.read {
+		bytesRead += b
+	}
+	s.Progress = Progress{
+		Frames: int64(l.index.n), Bytes: bytesRead, TotalBytes: m.totalBytes(),
+		Done: final, Canceled: canceled, Started: l.started, Elapsed: time.Since(l.started),
+	}
+	if final && canceled {
+		// The user quit: the latest report will do, no final build.
+		if b := l.latest.Load(); b != nil {
+			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
+		} else {
+			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
+		}
+	} else if final {
+		r := l.finalReport()
+		// Finish closed the open pause and replay episodes and sorted the
+		// events: count the event series again from the final list.
+		clear(l.tl.tl.V[SeriesPaused][:])
+		clear(l.tl.tl.V[SeriesProblems][:])
+		l.tl.clearCNPs()
+		t := l.eng.Table()
+		for i := range t.NumEvents() {
+			l.event(t.Event(i))
+		}
+		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
+		s.Progress.Bytes = max(s.Progress.Bytes, m.totalBytes())
+	} else {
+		l.maybeBuild()
+		if b := l.latest.Load(); b != nil {
+			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
+		} else {
+			s.Report, s.FlowIndex, s.ReportFrames = l.prev.Report, l.prev.FlowIndex, l.prev.ReportFrames
+		}
+	}
+	l.publishPoints(s, final && !canceled)
+	s.Timeline = l.tl.tl
+	s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
+	s.FlowMarks = l.tl.publishMarks(l.prev.FlowMarks)
+	l.prev = s
+	m.cur.Store(s)
+	m.notifyUI()
+}
+
+// buildSpacing is the least time between the starts of two interim report
+// builds, in multiples of what the last one took (the table's copy on the
+// loader goroutine and the build on another): builds take at most 1/16 of
+// the loading time. Both cores run the pipeline, so a build's time is taken
+// from it (at a ninth, 8, the builds of a 10M-frame capture cost ~1.2 s of
+// CPU against ~4 s for the whole of `report`).
+const buildSpacing = 16
+
+// maybeBuild starts a background build of the report so far.
+func (l *loader) maybeBuild() {
+	if l.index.n == 0 || l.building.Load() {
+		return
+	}
+	if l.m.cfg.publishFrames > 0 {
+		r := analysis.Build(l.eng.Table().Clone(), l.summary(), l.m.cfg.Analysis)
+		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
+		return
+	}
+	if time.Since(l.lastBuild) < time.Duration(l.buildEvery.Load()) {
+		return
+	}
+	l.building.Store(true)
+	start := time.Now()
+	l.lastBuild = start
+	clone := l.eng.Table().Clone() // on the loader goroutine: part of the cost
+
+	sum := l.summary()
+	frames := int64(l.index.n)
+	opts := l.m.cfg.Analysis
+	l.buildWG.Add(1)
+	go func() {
+		defer l.buildWG.Done()
+		r := analysis.Build(clone, sum, opts)
+		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: frames})
+		l.buildEvery.Store(max(int64(l.m.cfg.PublishEvery), buildSpacing*int64(time.Since(start))))
+		l.building.Store(false)
+	}()
+}
+
+// allErrors returns the inputs' errors (files that could not be opened,
+// damage), then the loader's own.
+func (l *loader) allErrors() []error {
+	var errs []error
+	if l.m.in != nil {
+		errs = l.m.in.Errors()
+	}
+	return append(errs, l.errs...)
+}
+
+// currentLayouts returns the record layouts of the frames indexed so far:
+// the recording's (live) or those the inputs tracked.
+func (l *loader) currentLayouts() [][]engine.LayoutPoint {
+	if l.m.in != nil {
+		return l.m.in.Layouts()
+	}
+	out := make([][]engine.LayoutPoint, len(l.layouts))
+	for i, lp := range l.layouts {
+		out[i] = lp[:len(lp):len(lp)]
+	}
+	return out
+}

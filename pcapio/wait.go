@@ -3,27 +3,26 @@ package pcapio
 import (
 	"io"
 	"os"
-	"syscall"
 )
 
 // Waiting streams. A pipe, FIFO or socket is read through a waitReader:
 // when a read would block (the writer has written nothing more yet), it
 // first calls the Reader's OnWait function, then blocks as before. The
 // test is a non-blocking read where the runtime polls the descriptor
-// (tryRead): one read(2) when data is there, as before, and one more only
+// (rawTry): one read(2) when data is there, as before, and one more only
 // when there is none. Regular files are never read through it.
 
 // waitReader reads f, calling wait (when set) before a read that would
 // block.
 type waitReader struct {
 	f    *os.File
-	rc   syscall.RawConn // f's, nil when it has none
+	raw  *rawTry // nil when f cannot be tried without blocking
 	wait func()
 }
 
 func (w *waitReader) Read(p []byte) (int, error) {
-	if w.wait != nil && w.rc != nil && len(p) > 0 {
-		n, wouldBlock := tryRead(w.rc, p)
+	if w.wait != nil && w.raw != nil && len(p) > 0 {
+		n, wouldBlock := w.raw.try(p)
 		if n > 0 {
 			return n, nil
 		}
@@ -42,10 +41,7 @@ func newWaitReader(f *os.File) (io.Reader, *waitReader) {
 	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 		return f, nil
 	}
-	w := &waitReader{f: f}
-	if rc, err := f.SyscallConn(); err == nil {
-		w.rc = rc
-	}
+	w := &waitReader{f: f, raw: newRawTry(f)}
 	return w, w
 }
 

@@ -2,8 +2,12 @@
 
 package pcapio
 
-import "syscall"
+import "os"
 
-// tryRead: no non-blocking read here; the regular read blocks and OnWait
-// is never called.
-func tryRead(syscall.RawConn, []byte) (n int, wouldBlock bool) { return 0, false }
+// rawTry: no non-blocking read here, so a stream's reads block without
+// calling OnWait's function.
+type rawTry struct{}
+
+func newRawTry(*os.File) *rawTry { return nil }
+
+func (*rawTry) try([]byte) (n int, wouldBlock bool) { return 0, false }

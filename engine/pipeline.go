@@ -200,23 +200,13 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan
 	dec := decode.NewDecoder(cfg)
 	b := <-free
 	deferICRC := true
-	send := func() {
-		full <- b
-		// Balance: leave the ICRCs of the next batch to the consumer
-		// only if it is keeping up (a batch is free without
-		// waiting); otherwise check them here.
-		select {
-		case b = <-free:
-			deferICRC = true
-		default:
-			b, _ = recvBatch(free)
-			deferICRC = false
-		}
-	}
+	// A read of a pipe or FIFO would block: hand over the frames read so
+	// far (the consumer keeps up, so it gets the next batch's ICRCs).
 	in.onWait(func() {
 		if b.n > 0 {
 			b.idle = true
-			send()
+			full <- b
+			b, deferICRC = <-free, true
 		}
 	})
 	defer in.onWait(nil)
@@ -238,7 +228,17 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan
 		}
 		b.h[b.n] = flows.FlowHash(&b.p[b.n])
 		if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
-			send()
+			full <- b
+			// Balance: leave the ICRCs of the next batch to the consumer
+			// only if it is keeping up (a batch is free without
+			// waiting); otherwise check them here.
+			select {
+			case b = <-free:
+				deferICRC = true
+			default:
+				b, _ = recvBatch(free)
+				deferICRC = false
+			}
 		}
 		return nil
 	})

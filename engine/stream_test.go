@@ -3,6 +3,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -17,8 +18,10 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
+	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
@@ -216,3 +219,90 @@ func waitFor(t *testing.T, cond func() bool, what func() string) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestStreamBurstsMatchFile: a capture written to a FIFO in bursts of
+// 1 to 513 records, each written once the frames before are observed (so
+// most batches go over part-full, some full, on both sides of 256): every
+// frame is observed once, in order, and the report is the one of the same
+// capture read from a regular file.
+func TestStreamBurstsMatchFile(t *testing.T) {
+	dir := t.TempDir()
+	path := writeBulk(t, dir, "bulk.pcap", synth.BulkConfig{Frames: 3000, QPs: 20, Seed: 7})
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The record boundaries.
+	r, err := pcapio.OpenFile(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var starts []int64
+	var rec pcapio.Record
+	for r.Next(&rec) == nil {
+		starts = append(starts, rec.Offset)
+	}
+	r.Close()
+	starts = append(starts, int64(len(data)))
+	want, _, err := reportJSON(t, testCfg, []string{path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	var seen atomic.Int64
+	bursts := []int{1, 7, 300, 37, 256, 2, 513, 255, 1}
+	go func() { // the writer: the header and the first record, then bursts
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer w.Close()
+		deadline := time.Now().Add(20 * time.Second) // against a hang
+		at, n, late := 0, 0, false
+		for i := 0; n < len(starts)-1; i++ {
+			next := min(n+bursts[i%len(bursts)], len(starts)-1)
+			if _, err := w.Write(data[at:starts[next]]); err != nil {
+				t.Error(err)
+				return
+			}
+			at, n = int(starts[next]), next
+			for seen.Load() < int64(n) && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+			if seen.Load() < int64(n) && !late {
+				late = true
+				t.Errorf("%d of the %d frames written observed (the writer waits, for 20 s)", seen.Load(), n)
+			}
+		}
+	}()
+	in := Open([]string{fifo})
+	defer in.Close()
+	e := New(testCfg)
+	last := int64(-1)
+	err = e.Run(context.Background(), in, func(p *decode.Packet, _ *flows.Flow) error {
+		if p.Offset <= last {
+			t.Errorf("frame at offset %d after %d", p.Offset, last)
+		}
+		last = p.Offset
+		seen.Add(1)
+		return nil
+	})
+	if err != nil || len(in.Errors()) > 0 {
+		t.Fatalf("Run: %v, inputs %v", err, in.Errors())
+	}
+	if n := seen.Load(); n != int64(len(starts)-1) {
+		t.Fatalf("%d frames observed, want %d", n, len(starts)-1)
+	}
+	var got bytes.Buffer
+	if err := analysis.WriteJSON(&got, e.Report(e.Summary([]string{path}), analysis.Options{}), true); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("the report of the FIFO differs from the file's")
+	}
+}

@@ -48,9 +48,11 @@ func newWaitReader(f *os.File) (io.Reader, *waitReader) {
 // OnWait sets fn to be called, on the goroutine that calls Next and from
 // within it, each time a read of the Reader's pipe, FIFO or socket (plain
 // or compressed) would block because nothing more has been written yet:
-// every record the data read so far holds has then been returned by Next.
+// every whole record read so far has then been returned by Next (of a
+// compressed stream: as far as the decompressor gave it out, which a
+// writer's flush makes complete).
 // fn may not call the Reader. Regular files never wait and never call it;
-// nil removes it.
+// nil removes it. Set it between calls of Next, not while one runs.
 func (r *Reader) OnWait(fn func()) {
 	if r.wait != nil {
 		r.wait.wait = fn

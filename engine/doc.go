@@ -25,6 +25,9 @@
 // flow table (Table.ObserveFlowHash): on mirror captures the observing
 // goroutine is the slower of the two. The result is the
 // one a single loop over the records gives (TestPipelineMatchesSerial).
+// When a read of a pipe or FIFO would block, the batch so far goes over
+// part-full, and Config.Idle (a viewer's hook) is called once it is
+// observed: frames are never held back waiting for more input.
 //
 // # Hooks
 //

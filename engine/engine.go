@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"github.com/rocetrace/rocetrace/analysis"
 	"github.com/rocetrace/rocetrace/decode"
@@ -23,6 +24,13 @@ type Config struct {
 	// NoFlows counts the frames but leaves the flow table empty (Observers
 	// get a nil flow): for a command that prints no analysis of its frames.
 	NoFlows bool
+	// Idle, when set, is called on the observing goroutine when the
+	// reading waits for input (a pipe or FIFO whose writer has written
+	// nothing more) and every frame read so far has been observed: a
+	// viewer shows them there. It returns after how long to call it again
+	// should the wait go on (0: not until the input waits anew). Regular
+	// files never wait.
+	Idle func() time.Duration
 }
 
 // Engine is the analysis of one stream of frames (one capture point): it
@@ -110,7 +118,7 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 				e.counter.Observe(&ps[i])
 				e.table.ObserveFlowHash(&ps[i], hs[i])
 			}
-		})
+		}, e.cfg.Idle)
 	}
 	if obs == nil {
 		obs = func(*decode.Packet, *flows.Flow) error { return nil }
@@ -128,7 +136,7 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 				sctx.stop.Store(true)
 			}
 		}
-	})
+	}, e.cfg.Idle)
 	if obsErr != nil {
 		return obsErr
 	}

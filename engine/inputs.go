@@ -332,6 +332,14 @@ func (in *Inputs) stopped(ctx context.Context) error {
 	return err
 }
 
+// onWait sets fn to be called on the reading goroutine when a read of a
+// pipe or FIFO would block (pcapio.Reader.OnWait); nil removes it.
+func (in *Inputs) onWait(fn func()) {
+	for _, r := range in.readers {
+		r.OnWait(fn)
+	}
+}
+
 // Close closes every reader.
 func (in *Inputs) Close() error {
 	var errs []error

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/flows"
@@ -42,6 +43,7 @@ type packetBatch struct {
 	n    int
 	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
 	slab []byte        // the IP packets they cover, copied (unless the inputs are mapped)
+	idle bool          // sent part-full: the input waits (a pipe or FIFO)
 }
 
 // pendingICRC is an ICRC check left to the consumer: packet i, its IP
@@ -82,14 +84,20 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // file that shrinks under the consumer ends the analysis there, recorded as
 // damage in the inputs' errors: one error per file, naming the first record
 // not fully read, whichever goroutine (or both) met the fault.
+//
+// When a read of a pipe or FIFO would block (nothing more written yet),
+// the batch so far is handed over part-full first: the frames read are
+// never held back waiting for more input.
 func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decode.Packet)) error {
-	return batches(ctx, in, cfg, func(ps []decode.Packet, _ []uint64) { fn(ps) })
+	return batches(ctx, in, cfg, func(ps []decode.Packet, _ []uint64) { fn(ps) }, nil)
 }
 
 // batches is Batches, and passes fn each packet's flows.FlowHash too (hs[i]
 // for ps[i]), computed on the producer's goroutine: the flow table's
-// goroutine is the slower of the two on mirror captures.
-func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []decode.Packet, hs []uint64)) error {
+// goroutine is the slower of the two on mirror captures; and calls idle
+// (when set) after a batch handed over because the input waits (see
+// Config.Idle).
+func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []decode.Packet, hs []uint64), idle func() time.Duration) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
 	for range pipelineRing {
@@ -103,7 +111,7 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []de
 	check := decode.NewDecoder(cfg)
 	recycle := func(b *packetBatch) {
 		clear(b.icrc) // drop references to the mapping
-		b.n, b.icrc, b.slab = 0, b.icrc[:0], b.slab[:0]
+		b.n, b.icrc, b.slab, b.idle = 0, b.icrc[:0], b.slab[:0], false
 		free <- b
 	}
 	// cur is the batch and packet whose ICRC is being checked on the
@@ -114,8 +122,14 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []de
 		curI = -1
 	)
 	ferr := pcapio.GuardFaultsAt(func() error {
+		var (
+			b  *packetBatch // received while idle waited
+			ok = true
+		)
 		for {
-			b, ok := recvBatch(full)
+			if b == nil {
+				b, ok = recvBatch(full)
+			}
 			if !ok {
 				return nil
 			}
@@ -126,7 +140,12 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []de
 			}
 			cur, curI = nil, -1
 			fn(b.p[:b.n], b.h[:b.n])
+			waits := b.idle && idle != nil
 			recycle(b)
+			b = nil
+			if waits {
+				b, ok = awaitIdle(full, idle)
+			}
 		}
 	}, func() (int, int64, bool) {
 		if curI < 0 {
@@ -148,13 +167,49 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []de
 	return err // written before full was closed
 }
 
+// awaitIdle calls idle, and again each time the wait it asks for passes
+// with no batch on full; it returns the batch that came meanwhile (ok
+// false: full was closed), or nil once idle asks for no more calls.
+func awaitIdle(full chan *packetBatch, idle func() time.Duration) (*packetBatch, bool) {
+	again := idle()
+	if again <= 0 {
+		return nil, true
+	}
+	t := time.NewTimer(again)
+	defer t.Stop()
+	for {
+		select {
+		case b, ok := <-full:
+			return b, ok
+		case <-t.C:
+			if again = idle(); again <= 0 {
+				return nil, true
+			}
+			t.Reset(again)
+		}
+	}
+}
+
 // produce is Batches' reading and decoding goroutine: it fills the batches
-// of free and sends them on full, and returns in.Each's error.
+// of free and sends them on full, and returns in.Each's error. A batch
+// goes when full, or part-full when a read of a pipe or FIFO would block
+// (Inputs.onWait): regular files never wait, and the per-frame path has
+// no test for it.
 func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan *packetBatch) error {
 	mapped := in.Mapped()
 	dec := decode.NewDecoder(cfg)
 	b := <-free
 	deferICRC := true
+	// A read of a pipe or FIFO would block: hand over the frames read so
+	// far (the consumer keeps up, so it gets the next batch's ICRCs).
+	in.onWait(func() {
+		if b.n > 0 {
+			b.idle = true
+			full <- b
+			b, deferICRC = <-free, true
+		}
+	})
+	defer in.onWait(nil)
 	err := in.Each(ctx, func(rec *pcapio.Record) error {
 		if !deferICRC {
 			dec.DecodeRecord(rec, &b.p[b.n])

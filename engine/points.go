@@ -48,11 +48,12 @@ func (ps *Points) Paths() []string {
 type PointObserver func(point int, p *decode.Packet, f *flows.Flow) error
 
 // Run reads in (opened on Paths), observes each frame on its point's
-// engine, matches it, and passes it to obs (nil: none). Errors as Engine.Run.
+// engine, matches it, and passes it to obs (nil: none). Errors as Engine.Run;
+// the reference engine's Config.Idle is called as Engine.Run calls it.
 func (ps *Points) Run(ctx context.Context, in *Inputs, obs PointObserver) error {
 	var obsErr error
 	sctx := &stopContext{Context: ctx}
-	err := Batches(sctx, in, ps.Engines[0].cfg.Decode, func(batch []decode.Packet) {
+	err := batches(sctx, in, ps.Engines[0].cfg.Decode, func(batch []decode.Packet, _ []uint64) {
 		for i := range batch {
 			p := &batch[i]
 			pt := ps.pointOf[p.File]
@@ -68,7 +69,7 @@ func (ps *Points) Run(ctx context.Context, in *Inputs, obs PointObserver) error 
 				sctx.stop.Store(true)
 			}
 		}
-	})
+	}, ps.Engines[0].cfg.Idle)
 	if obsErr != nil {
 		return obsErr
 	}

@@ -106,9 +106,14 @@ func newStreamReader(f *os.File, own bool, path string, file int) (*Reader, erro
 		}
 		return nil, fmt.Errorf("%s: read error at byte offset 0: %w", path, err)
 	}
-	src := io.MultiReader(bytes.NewReader(magic[:n]), f)
+	fr, wait := newWaitReader(f)
+	src := io.MultiReader(bytes.NewReader(magic[:n]), fr)
 	if kind := sniffCompression(magic[:n]); kind != compressNone {
-		return newDecompressReader(f, src, own, kind, path, file)
+		r, err := newDecompressReader(f, src, own, kind, path, file)
+		if r != nil {
+			r.wait = wait
+		}
+		return r, err
 	}
 	r, err := newReaderSize(src, path, file, DefaultBufferSize)
 	if err != nil {
@@ -117,7 +122,7 @@ func newStreamReader(f *os.File, own bool, path string, file int) (*Reader, erro
 		}
 		return nil, err
 	}
-	r.osFile = f
+	r.osFile, r.wait = f, wait
 	if own {
 		r.closer = f
 	}

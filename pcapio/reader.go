@@ -211,6 +211,8 @@ type Reader struct {
 
 	// compressed: read through a decompressor (compress.go), appended.
 	compressed bool
+	// wait: the pipe, FIFO or socket beneath (wait.go), nil for files.
+	wait *waitReader
 }
 
 // NewReader returns a Reader for the capture in r. name is used in errors;

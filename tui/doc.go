@@ -115,7 +115,10 @@
 // events fill in as the file is read; the interval adapts so that builds
 // (the copy included) take at most a sixteenth of the time. When loading
 // ends, the final report is built from the table itself and is exactly
-// what `rocetrace report` prints.
+// what `rocetrace report` prints. When a pipe or FIFO waits for its writer,
+// the loader publishes what it has (engine.Config.Idle, at most every
+// PublishEvery), so a stalled `tcpdump -w - | rocetrace tui -` shows every
+// frame written so far.
 //
 // Opening: OpenContext opens the files before the UI starts, as report
 // does (engine.OpenContext): a signal while it waits (a FIFO with no

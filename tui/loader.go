@@ -75,7 +75,7 @@ func (m *Model) load(ctx context.Context) {
 	}
 	fcfg := m.cfg.Flows
 	fcfg.LatencySink = l.latencySink(fcfg.LatencySink)
-	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep})
+	l.eng = engine.New(engine.Config{Decode: m.cfg.Decode, Flows: fcfg, Keep: m.cfg.Keep, Idle: l.idle})
 	l.buildEvery.Store(int64(m.cfg.PublishEvery))
 	if m.cfg.Points != nil {
 		l.startPoints()
@@ -109,7 +109,7 @@ func (l *loader) run(ctx context.Context) {
 
 // observe indexes one frame of the files and publishes a snapshot when it
 // is time: every publishFrames frames (tests), or every PublishEvery
-// (checked every 1024 frames).
+// (checked every 1024 frames; see idle for an input that waits).
 func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 	if l.index.n >= 1<<32-1 {
 		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
@@ -129,6 +129,22 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 		l.lastPub = time.Now()
 	}
 	return nil
+}
+
+// idle publishes the frames not shown yet when the input waits (a pipe or
+// FIFO whose writer has written nothing more: engine.Config.Idle), at
+// most every PublishEvery: it asks to be called again when that has not
+// passed since the last snapshot.
+func (l *loader) idle() time.Duration {
+	if int64(l.index.n) == l.prev.Progress.Frames {
+		return 0
+	}
+	if wait := l.m.cfg.PublishEvery - time.Since(l.lastPub); wait > 0 {
+		return wait
+	}
+	l.publish(false, false)
+	l.lastPub = time.Now()
+	return 0
 }
 
 // frame adds one frame, already analysed, to the index, the frames' flow

@@ -59,7 +59,7 @@ func (l *loader) startPoints() {
 	for i, p := range pts {
 		files[i] = p.Files
 	}
-	ecfg := engine.Config{Decode: l.m.cfg.Decode, Flows: l.m.cfg.Flows, Keep: l.m.cfg.Keep}
+	ecfg := engine.Config{Decode: l.m.cfg.Decode, Flows: l.m.cfg.Flows, Keep: l.m.cfg.Keep, Idle: l.idle}
 	l.ps = engine.NewPoints(ecfg, pointNames(pts), files)
 	// The reference point's engine feeds the flows' latency series, as
 	// without points (the other points' flows are not the views' flows).

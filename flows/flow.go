@@ -16,29 +16,19 @@ const (
 type Flow struct {
 	Key Key
 
+	// The fields every frame of the flow reads or writes come first, next
+	// to the key that the lookup loads: 112 bytes after it, so that a
+	// frame touches three or four of the Flow's cache lines, not all five
+	// (with thousands of flows they are misses).
 	Packets      int64 // every BTH frame on the flow, CNPs included
 	Bytes        int64 // sum of FrameLen (the inner frame for mirrored traffic)
 	PayloadBytes int64 // RDMA payload from the length fields (CNPs carry none)
 	FirstTsNs    int64
 	LastTsNs     int64
-
-	PSNGaps       int64 // psn_gap events on this flow
-	MissingPSNs   int64 // sum of their `missing`
-	Retransmitted int64 // request packets inside replay episodes
-	NAKs          int64 // NAK packets carried by this flow
-	RNRNAKs       int64 // RNR NAK packets carried by this flow
-	ECNCE         int64 // frames with ECN = 3 (CE)
-	CNPs          int64 // CNPs carried by this flow
-	CNPsReceived  int64 // CNPs that named this flow as their target
-
-	// Quality statistics used by analysis' findings.
-	DataPackets int64  // non-CNP frames
-	NotECT      int64  // non-CNP frames with ECN = 0
-	ICRCBad     int64  // frames whose ICRC did not match
-	DSCPMask    uint64 // bit d: a non-CNP frame had DSCP d
-	CNPDSCPMask uint64 // same, for CNP frames
-	PCPMask     uint16 // bit p: a non-CNP frame had outer VLAN PCP p; bit 8: untagged
-	CNPPCPMask  uint16 // same, for CNP frames
+	DataPackets  int64  // non-CNP frames
+	DSCPMask     uint64 // bit d: a non-CNP frame had DSCP d
+	PCPMask      uint16 // bit p: a non-CNP frame had outer VLAN PCP p; bit 8: untagged
+	CNPPCPMask   uint16 // same, for CNP frames
 
 	// Small unexported fields fill the rest of the masks' word and the
 	// next one (the layout is for size: see below).
@@ -49,8 +39,7 @@ type Flow struct {
 	peerState uint8  // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
 	index     int32
 
-	MaxPayload   int   // largest payload length of a non-CNP frame
-	MaxPayloadTs int64 // time of the frame that set MaxPayload
+	MaxPayload int // largest payload length of a non-CNP frame
 
 	// The unexported fields hold what every flow needs, packed: 288
 	// bytes in all for a flow that saw one packet (TestMemoryPerFlowAndEvent:
@@ -59,8 +48,27 @@ type Flow struct {
 	// rings, replays, READ responses, pairing votes) is in cold, made on
 	// first need; flags in req say whether to look there.
 	cold *flowCold
-	id   string
 	req  reqState
+
+	// Counters of rarer frames (and the rate windows' other counters).
+	ECNCE        int64 // frames with ECN = 3 (CE)
+	CNPs         int64 // CNPs carried by this flow
+	CNPsReceived int64 // CNPs that named this flow as their target
+	NotECT       int64 // non-CNP frames with ECN = 0
+
+	PSNGaps       int64 // psn_gap events on this flow
+	MissingPSNs   int64 // sum of their `missing`
+	Retransmitted int64 // request packets inside replay episodes
+	NAKs          int64 // NAK packets carried by this flow
+	RNRNAKs       int64 // RNR NAK packets carried by this flow
+
+	// Quality statistics used by analysis' findings (with DataPackets,
+	// NotECT, DSCPMask and PCPMask above).
+	ICRCBad      int64  // frames whose ICRC did not match
+	CNPDSCPMask  uint64 // same as DSCPMask, for CNP frames
+	MaxPayloadTs int64  // time of the frame that set MaxPayload
+
+	id string
 }
 
 // reqState tracks the request PSN stream of a flow (cold holds the rest),
@@ -83,9 +91,11 @@ type reqState struct {
 // memory, pairing effort, DCQCN window). 152 bytes (the 160-byte size
 // class): what fewer flows need is in rare, made on first need in turn.
 type flowCold struct {
-	rate rateState // the current rate window, from the flow's second frame (rates.go)
+	// The fields a frame reads come first (lat to rate.endB: 64 bytes).
 
-	peer *Flow // the reverse flow (peerState != peerUnknown)
+	// lat is the request memory and latency values (latency.go), made on
+	// first need.
+	lat *latState
 
 	// recent holds the latest requests, made at the second one with
 	// recentStart entries and doubled each time it fills, up to recentRing
@@ -93,18 +103,21 @@ type flowCold struct {
 	// flows send a few requests: 64 bytes instead of 512.
 	recent []recentReq
 
-	pairTries int64
-
 	// DCQCN rate windows (ccrate.go): the pending after-window of the
 	// latest CNP that targets this flow.
 	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
-	ccCount   int // request packets seen since it
-	// lat is the request memory and latency values (latency.go), made on
-	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
-	// this flow named (hasAck: there was one).
-	lat     *latState
+
+	peer *Flow // the reverse flow (peerState != peerUnknown)
+
+	// ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on this flow
+	// named (hasAck: there was one).
 	ackHigh PSN
 	hasAck  bool
+
+	rate rateState // the current rate window, from the flow's second frame (rates.go)
+
+	pairTries int64
+	ccCount   int // request packets seen since ccPending's CNP
 
 	rare *flowRare // Flow.rare
 }

@@ -90,23 +90,26 @@ func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
 // req.ts0 until then. The latency values of the samples it is the request
 // flow of are in vals.
 type latState struct {
+	// The fields a frame reads come first: the ring, the ACK state and
+	// the ack values (vals[LatencyAck]), 72 bytes.
 	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number
 	head, tail uint64
 
 	ackedTo  PSN // highest PSN an ACK on the peer named (cumulative: answers up to it)
 	hasAcked bool
+	wide     uint8 // bit k: vals[k] holds (low, high) pairs
 
 	replayHasSince bool
-	replayIdle     int64
-	replaySince    int64
 
 	// vals are in the struct, not behind a pointer: a flow with a request
 	// memory nearly always takes samples (the 2M-flow benchmark capture:
 	// 351k memories, 357k value arrays), so this costs no memory (80 + 96
-	// bytes in two objects -> 176 in one) and saves observeAck's
+	// bytes in two objects -> 160 in one) and saves observeAck's
 	// addValue one dependent load (a cache miss at scale).
 	vals [NumLatencyKinds][]uint32 // uint32 while they fit, else pairs (latvals.go)
-	wide uint8                     // bit k: vals[k] holds (low, high) pairs
+
+	replayIdle  int64
+	replaySince int64
 }
 
 // latReq returns f's request memory, made on first need with the flow's

@@ -28,13 +28,14 @@ type rateCounts struct {
 // rateState is the flow's current rate window (in flowCold: a flow that saw
 // one frame has one window, implied by FirstTsNs and its totals).
 type rateState struct {
-	start int64 // current window's start, k·W
 	// endB is the window's end (k+1)·W (saturated at MaxInt64), biased
 	// (bias) so that the zero value, no window yet, is below every time:
-	// the hot path's test is one comparison.
-	endB uint64
-	base rateCounts // the flow's counters when the window opened
-	peak int64      // most wire bytes in a closed window
+	// the hot path's test is one comparison. (First: flowCold puts it
+	// next to the other fields every frame reads.)
+	endB  uint64
+	start int64      // current window's start, k·W
+	base  rateCounts // the flow's counters when the window opened
+	peak  int64      // most wire bytes in a closed window
 }
 
 // bias maps int64 order onto uint64 order, MinInt64 to 0.

@@ -365,7 +365,9 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 		f.portsInfo = f.portsInfo&^(7<<portsTransportShift) | uint8(p.BTH.Opcode.Transport())<<portsTransportShift
 	}
 	f.DataPackets++
-	f.addPort(p.SrcPort)
+	if f.nPorts() == 0 || f.port0 != p.SrcPort { // the usual case, the first port again, without a call
+		f.addPort(p.SrcPort)
+	}
 	f.DSCPMask |= dscp
 	f.PCPMask |= pcp
 	if p.ECN == 0 {

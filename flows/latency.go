@@ -182,7 +182,13 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	if f.Key.UD || f.req.nRecent == 0 {
 		return
 	}
-	l := f.latReq()
+	var l *latState
+	if c := f.cold; c != nil {
+		l = c.lat
+	}
+	if l == nil {
+		l = f.latReq() // latReq's test written out: it is not inlined
+	}
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
 		for l.tail < l.head && l.done(l.at(l.tail)) {
 			l.tail++

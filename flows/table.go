@@ -221,7 +221,9 @@ func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 		t.observeCNP(f, p)
 		return
 	}
-	t.learnPMTU(f, p)
+	if f.pmtu == 0 || f.peerState == peerPaired || t.pmtu == 0 { // learnPMTU's first test, written out
+		t.learnPMTU(f, p)
+	}
 	switch {
 	case op.IsAck():
 		t.observeAck(f, p)

@@ -163,14 +163,14 @@ func memKind(op decode.Opcode) uint8 {
 // latency: answered, or named (READs and atomics: passed) by a cumulative
 // ACK.
 func (l *latState) done(e *reqMem) bool {
-	switch e.kind() {
-	case memRead, memAtomic:
-		if e.has(memDone) {
-			return true
-		}
-		return l.hasAcked && l.ackedTo.Diff(e.psn()) > 0
+	// Written to be inlined (remember calls it for each entry it drops).
+	f := e.flags()
+	readOrAtomic := f&memKindMask == memRead || f&memKindMask == memAtomic
+	if readOrAtomic && f&memDone != 0 {
+		return true
 	}
-	return l.hasAcked && l.ackedTo.Diff(e.psn()) >= 0
+	d := l.ackedTo.Diff(e.psn())
+	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
 // remember records a new request packet of f (PSN ahead of the high-water

@@ -107,7 +107,7 @@
 // with its time, kind (SEND/WRITE, READ with its DMA length, atomic,
 // other) and flags (replayed, READ First / Last seen, atomic answered).
 //
-//   - The flow's first request is held by req.first/req.ts0 only; the
+//   - The flow's first request is held by reqFirst/reqTs0 only; the
 //     memory is made at the second request (or at the first response or
 //     replay that needs it), with the first request in it: its opcode is
 //     not kept, so it is taken as a READ when the READ ring says so, else as

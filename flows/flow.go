@@ -17,9 +17,10 @@ type Flow struct {
 	Key Key
 
 	// The fields every frame of the flow reads or writes come first, next
-	// to the key that the lookup loads: 112 bytes after it, so that a
-	// frame touches three or four of the Flow's cache lines, not all five
-	// (with thousands of flows they are misses).
+	// to the key that the lookup loads: 160 bytes with it, so that a frame
+	// touches three of the Flow's cache lines, not all five (with
+	// thousands of flows they are misses). Flows lie 288 bytes apart, at 0
+	// or 32 bytes past a line: 160 bytes span three lines either way.
 	Packets      int64 // every BTH frame on the flow, CNPs included
 	Bytes        int64 // sum of FrameLen (the inner frame for mirrored traffic)
 	PayloadBytes int64 // RDMA payload from the length fields (CNPs carry none)
@@ -37,7 +38,7 @@ type Flow struct {
 	vlan      uint16 // the first non-CNP frame's VLAN tag, and whether a later one differed (vlan*)
 	portsInfo uint8  // distinct source ports, more than maxPorts, transport (ports*)
 	peerState uint8  // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
-	index     int32
+	req       reqState
 
 	MaxPayload int // largest payload length of a non-CNP frame
 
@@ -48,7 +49,6 @@ type Flow struct {
 	// rings, replays, READ responses, pairing votes) is in cold, made on
 	// first need; flags in req say whether to look there.
 	cold *flowCold
-	req  reqState
 
 	// Counters of rarer frames (and the rate windows' other counters).
 	ECNCE        int64 // frames with ECN = 3 (CE)
@@ -68,22 +68,22 @@ type Flow struct {
 	CNPDSCPMask  uint64 // same as DSCPMask, for CNP frames
 	MaxPayloadTs int64  // time of the frame that set MaxPayload
 
-	id string
+	id       string
+	reqTs0   int64 // time of the first request (PSN reqFirst), before cold.recent
+	reqFirst PSN   // first request PSN seen (req.init)
+	index    int32
 }
 
 // reqState tracks the request PSN stream of a flow (cold holds the rest),
 // and the flow's flags.
 type reqState struct {
-	first   PSN    // first request PSN seen
 	next    PSN    // expected next request PSN = high-water mark + 1
 	nRecent uint32 // requests recorded (recentAt); after 2^32 it wraps to recentRing
 
-	init      bool
+	init      bool // the flow sent a request (Flow.reqFirst, Flow.reqTs0: the first)
 	pending   bool // next depends on a READ whose span is not known yet (cold.rare.pendingSeq)
 	inReplay  bool // a replay episode is open (cold.rare.replay*)
 	cePending bool // CE marks wait for a CNP since cold.rare.ceFirst (on the flow, not its requests)
-
-	ts0 int64 // time of the first request (PSN first), before cold.recent
 }
 
 // flowCold is the state of a flow made on first need (Flow.more): what a
@@ -441,14 +441,14 @@ func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
 }
 
 // addRecent records a request (wire: its FrameLen); the first needs no ring
-// (its PSN is req.first; its length is never needed: it can only be packet 1
+// (its PSN is reqFirst; its length is never needed: it can only be packet 1
 // of a rate window, whose bytes do not count). The ring grows while full
 // and smaller than recentRing: it fills exactly when nRecent reaches its
 // size, when request seq sits in slot seq, so the copy keeps every slot.
 func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 	r := &f.req
 	if r.nRecent == 0 {
-		r.ts0 = ts
+		f.reqTs0 = ts
 		r.nRecent = 1
 		return
 	}
@@ -470,7 +470,7 @@ func (f *Flow) growRecent() {
 	n := len(c.recent)
 	if n == 0 {
 		c.recent = make([]recentReq, recentStart)
-		c.recent[0] = recentReq{psn: f.req.first, ts: f.req.ts0}
+		c.recent[0] = recentReq{psn: f.reqFirst, ts: f.reqTs0}
 		return
 	}
 	g := make([]recentReq, 2*n)
@@ -482,7 +482,7 @@ func (f *Flow) growRecent() {
 // min(nRecent, recentRing).
 func (f *Flow) recentAt(i uint32) recentReq {
 	if f.cold == nil || f.cold.recent == nil {
-		return recentReq{psn: f.req.first, ts: f.req.ts0}
+		return recentReq{psn: f.reqFirst, ts: f.reqTs0}
 	}
 	return f.cold.recent[(f.req.nRecent-1-i)&uint32(len(f.cold.recent)-1)]
 }

@@ -86,8 +86,8 @@ func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
 
 // latState is a flow's request memory (as a request flow) and the stall
 // figures of its open replay episode, made at the flow's second request
-// (flowCold.lat); the flow's first request is remembered by req.first and
-// req.ts0 until then. The latency values of the samples it is the request
+// (flowCold.lat); the flow's first request is remembered by Flow.reqFirst and
+// reqTs0 until then. The latency values of the samples it is the request
 // flow of are in vals.
 type latState struct {
 	// The fields a frame reads come first: the ring, the ACK state and
@@ -113,7 +113,7 @@ type latState struct {
 }
 
 // latReq returns f's request memory, made on first need with the flow's
-// first request in it (req.first, req.ts0: a READ when the READ ring's
+// first request in it (reqFirst, reqTs0: a READ when the READ ring's
 // first entry is that request, else memAny). f must have sent a request.
 func (f *Flow) latReq() *latState {
 	c := f.more()
@@ -123,8 +123,8 @@ func (f *Flow) latReq() *latState {
 	l := new(latState)
 	c.lat = l
 	l.grow()
-	e := reqMem{psnFlags: uint32(f.req.first), ts: f.req.ts0}
-	if rd := f.read(0); rd != nil && rd.psn == f.req.first && rd.ts == f.req.ts0 {
+	e := reqMem{psnFlags: uint32(f.reqFirst), ts: f.reqTs0}
+	if rd := f.read(0); rd != nil && rd.psn == f.reqFirst && rd.ts == f.reqTs0 {
 		e.set(memRead)
 		if rd.hasLen {
 			e.set(memHasLen)

@@ -113,7 +113,7 @@ func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	if !r.init {
 		r.init = true
-		r.first = psn
+		f.reqFirst = psn
 		r.next = psn // the first packet sets the expectation
 	}
 

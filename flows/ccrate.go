@@ -1,7 +1,5 @@
 package flows
 
-import "github.com/rocetrace/rocetrace/decode"
-
 // CNPRateWindow is the number of request packets of a CNP's target flow that
 // its rate_before_bps and rate_after_bps are computed over (contract
 // "Congestion-control reaction (DCQCN)").
@@ -56,14 +54,10 @@ func (t *Table) cnpRates(e *Event, idx int) {
 	c.ccCount = 0
 }
 
-// addRequest records a request packet of f in the recent ring and fills the
-// pending after-window of the latest CNP that targets f.
-func (t *Table) addRequest(f *Flow, psn PSN, p *decode.Packet) {
-	f.addRecent(psn, p.TsNs, p.FrameLen)
-	c := f.cold
-	if c == nil || c.ccPending == 0 {
-		return
-	}
+// countAfterCNP counts a request packet of f, whose cold state c has a
+// pending after-window (c.ccPending != 0: observeRequest tests it), and
+// fills the window of the latest CNP that targets f once it is whole.
+func (t *Table) countAfterCNP(f *Flow, c *flowCold) {
 	c.ccCount++
 	if c.ccCount < CNPRateWindow {
 		return

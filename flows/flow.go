@@ -16,29 +16,20 @@ const (
 type Flow struct {
 	Key Key
 
+	// The fields every frame of the flow reads or writes come first, next
+	// to the key that the lookup loads: 160 bytes with it, so that a frame
+	// touches three of the Flow's cache lines, not all five (with
+	// thousands of flows they are misses). Flows lie 288 bytes apart, at 0
+	// or 32 bytes past a line: 160 bytes span three lines either way.
 	Packets      int64 // every BTH frame on the flow, CNPs included
 	Bytes        int64 // sum of FrameLen (the inner frame for mirrored traffic)
 	PayloadBytes int64 // RDMA payload from the length fields (CNPs carry none)
 	FirstTsNs    int64
 	LastTsNs     int64
-
-	PSNGaps       int64 // psn_gap events on this flow
-	MissingPSNs   int64 // sum of their `missing`
-	Retransmitted int64 // request packets inside replay episodes
-	NAKs          int64 // NAK packets carried by this flow
-	RNRNAKs       int64 // RNR NAK packets carried by this flow
-	ECNCE         int64 // frames with ECN = 3 (CE)
-	CNPs          int64 // CNPs carried by this flow
-	CNPsReceived  int64 // CNPs that named this flow as their target
-
-	// Quality statistics used by analysis' findings.
-	DataPackets int64  // non-CNP frames
-	NotECT      int64  // non-CNP frames with ECN = 0
-	ICRCBad     int64  // frames whose ICRC did not match
-	DSCPMask    uint64 // bit d: a non-CNP frame had DSCP d
-	CNPDSCPMask uint64 // same, for CNP frames
-	PCPMask     uint16 // bit p: a non-CNP frame had outer VLAN PCP p; bit 8: untagged
-	CNPPCPMask  uint16 // same, for CNP frames
+	DataPackets  int64  // non-CNP frames
+	DSCPMask     uint64 // bit d: a non-CNP frame had DSCP d
+	PCPMask      uint16 // bit p: a non-CNP frame had outer VLAN PCP p; bit 8: untagged
+	CNPPCPMask   uint16 // same, for CNP frames
 
 	// Small unexported fields fill the rest of the masks' word and the
 	// next one (the layout is for size: see below).
@@ -47,10 +38,9 @@ type Flow struct {
 	vlan      uint16 // the first non-CNP frame's VLAN tag, and whether a later one differed (vlan*)
 	portsInfo uint8  // distinct source ports, more than maxPorts, transport (ports*)
 	peerState uint8  // peerUnknown, peerPaired or peerPMTUKnown: the peer (cold.peer) without a load of cold
-	index     int32
+	req       reqState
 
-	MaxPayload   int   // largest payload length of a non-CNP frame
-	MaxPayloadTs int64 // time of the frame that set MaxPayload
+	MaxPayload int // largest payload length of a non-CNP frame
 
 	// The unexported fields hold what every flow needs, packed: 288
 	// bytes in all for a flow that saw one packet (TestMemoryPerFlowAndEvent:
@@ -59,23 +49,41 @@ type Flow struct {
 	// rings, replays, READ responses, pairing votes) is in cold, made on
 	// first need; flags in req say whether to look there.
 	cold *flowCold
-	id   string
-	req  reqState
+
+	// Counters of rarer frames (and the rate windows' other counters).
+	ECNCE        int64 // frames with ECN = 3 (CE)
+	CNPs         int64 // CNPs carried by this flow
+	CNPsReceived int64 // CNPs that named this flow as their target
+	NotECT       int64 // non-CNP frames with ECN = 0
+
+	PSNGaps       int64 // psn_gap events on this flow
+	MissingPSNs   int64 // sum of their `missing`
+	Retransmitted int64 // request packets inside replay episodes
+	NAKs          int64 // NAK packets carried by this flow
+	RNRNAKs       int64 // RNR NAK packets carried by this flow
+
+	// Quality statistics used by analysis' findings (with DataPackets,
+	// NotECT, DSCPMask and PCPMask above).
+	ICRCBad      int64  // frames whose ICRC did not match
+	CNPDSCPMask  uint64 // same as DSCPMask, for CNP frames
+	MaxPayloadTs int64  // time of the frame that set MaxPayload
+
+	id       string
+	reqTs0   int64 // time of the first request (PSN reqFirst), before cold.recent
+	reqFirst PSN   // first request PSN seen (req.init)
+	index    int32
 }
 
 // reqState tracks the request PSN stream of a flow (cold holds the rest),
 // and the flow's flags.
 type reqState struct {
-	first   PSN    // first request PSN seen
 	next    PSN    // expected next request PSN = high-water mark + 1
 	nRecent uint32 // requests recorded (recentAt); after 2^32 it wraps to recentRing
 
-	init      bool
+	init      bool // the flow sent a request (Flow.reqFirst, Flow.reqTs0: the first)
 	pending   bool // next depends on a READ whose span is not known yet (cold.rare.pendingSeq)
 	inReplay  bool // a replay episode is open (cold.rare.replay*)
 	cePending bool // CE marks wait for a CNP since cold.rare.ceFirst (on the flow, not its requests)
-
-	ts0 int64 // time of the first request (PSN first), before cold.recent
 }
 
 // flowCold is the state of a flow made on first need (Flow.more): what a
@@ -83,9 +91,11 @@ type reqState struct {
 // memory, pairing effort, DCQCN window). 152 bytes (the 160-byte size
 // class): what fewer flows need is in rare, made on first need in turn.
 type flowCold struct {
-	rate rateState // the current rate window, from the flow's second frame (rates.go)
+	// The fields a frame reads come first (lat to rate.endB: 64 bytes).
 
-	peer *Flow // the reverse flow (peerState != peerUnknown)
+	// lat is the request memory and latency values (latency.go), made on
+	// first need.
+	lat *latState
 
 	// recent holds the latest requests, made at the second one with
 	// recentStart entries and doubled each time it fills, up to recentRing
@@ -93,18 +103,21 @@ type flowCold struct {
 	// flows send a few requests: 64 bytes instead of 512.
 	recent []recentReq
 
-	pairTries int64
-
 	// DCQCN rate windows (ccrate.go): the pending after-window of the
 	// latest CNP that targets this flow.
 	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
-	ccCount   int // request packets seen since it
-	// lat is the request memory and latency values (latency.go), made on
-	// first need; ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on
-	// this flow named (hasAck: there was one).
-	lat     *latState
+
+	peer *Flow // the reverse flow (peerState != peerUnknown)
+
+	// ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on this flow
+	// named (hasAck: there was one).
 	ackHigh PSN
 	hasAck  bool
+
+	rate rateState // the current rate window, from the flow's second frame (rates.go)
+
+	pairTries int64
+	ccCount   int // request packets seen since ccPending's CNP
 
 	rare *flowRare // Flow.rare
 }
@@ -352,7 +365,9 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 		f.portsInfo = f.portsInfo&^(7<<portsTransportShift) | uint8(p.BTH.Opcode.Transport())<<portsTransportShift
 	}
 	f.DataPackets++
-	f.addPort(p.SrcPort)
+	if f.nPorts() == 0 || f.port0 != p.SrcPort { // the usual case, the first port again, without a call
+		f.addPort(p.SrcPort)
+	}
 	f.DSCPMask |= dscp
 	f.PCPMask |= pcp
 	if p.ECN == 0 {
@@ -426,14 +441,14 @@ func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
 }
 
 // addRecent records a request (wire: its FrameLen); the first needs no ring
-// (its PSN is req.first; its length is never needed: it can only be packet 1
+// (its PSN is reqFirst; its length is never needed: it can only be packet 1
 // of a rate window, whose bytes do not count). The ring grows while full
 // and smaller than recentRing: it fills exactly when nRecent reaches its
 // size, when request seq sits in slot seq, so the copy keeps every slot.
 func (f *Flow) addRecent(psn PSN, ts int64, wire int) {
 	r := &f.req
 	if r.nRecent == 0 {
-		r.ts0 = ts
+		f.reqTs0 = ts
 		r.nRecent = 1
 		return
 	}
@@ -455,7 +470,7 @@ func (f *Flow) growRecent() {
 	n := len(c.recent)
 	if n == 0 {
 		c.recent = make([]recentReq, recentStart)
-		c.recent[0] = recentReq{psn: f.req.first, ts: f.req.ts0}
+		c.recent[0] = recentReq{psn: f.reqFirst, ts: f.reqTs0}
 		return
 	}
 	g := make([]recentReq, 2*n)
@@ -467,7 +482,7 @@ func (f *Flow) growRecent() {
 // min(nRecent, recentRing).
 func (f *Flow) recentAt(i uint32) recentReq {
 	if f.cold == nil || f.cold.recent == nil {
-		return recentReq{psn: f.req.first, ts: f.req.ts0}
+		return recentReq{psn: f.reqFirst, ts: f.reqTs0}
 	}
 	return f.cold.recent[(f.req.nRecent-1-i)&uint32(len(f.cold.recent)-1)]
 }

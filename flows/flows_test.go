@@ -172,6 +172,19 @@ func TestPSNArithmetic(t *testing.T) {
 			t.Errorf("%#x.Ahead(%#x) = %v", tt.a, tt.b, a)
 		}
 	}
+	// Diff is the masked difference, less 2^24 from 2^23 on, for any
+	// uint32 operands (bits above the 24 ignored).
+	for _, a := range []uint32{0, 1, 0x7FFFFF, 0x800000, 0x800001, 0xFFFFFF, 0x1000000, 0xFF123456, 0xFFFFFFFF} {
+		for _, b := range []uint32{0, 1, 0x7FFFFF, 0x800000, 0xFFFFFE, 0xFFFFFF, 0x1800000, 0xFFFFFFFF} {
+			want := int64((a - b) & psnMask)
+			if want >= psnHalf {
+				want -= PSNModulus
+			}
+			if d := PSN(a).Diff(PSN(b)); d != want {
+				t.Errorf("%#x.Diff(%#x) = %d, want %d", a, b, d, want)
+			}
+		}
+	}
 	if got := PSN(0xFFFFFE).Add(3); got != 1 {
 		t.Errorf("Add wrap = %#x, want 1", got)
 	}

@@ -86,31 +86,34 @@ func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
 
 // latState is a flow's request memory (as a request flow) and the stall
 // figures of its open replay episode, made at the flow's second request
-// (flowCold.lat); the flow's first request is remembered by req.first and
-// req.ts0 until then. The latency values of the samples it is the request
+// (flowCold.lat); the flow's first request is remembered by Flow.reqFirst and
+// reqTs0 until then. The latency values of the samples it is the request
 // flow of are in vals.
 type latState struct {
+	// The fields a frame reads come first: the ring, the ACK state and
+	// the ack values (vals[LatencyAck]), 72 bytes.
 	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number
 	head, tail uint64
 
 	ackedTo  PSN // highest PSN an ACK on the peer named (cumulative: answers up to it)
 	hasAcked bool
+	wide     uint8 // bit k: vals[k] holds (low, high) pairs
 
 	replayHasSince bool
-	replayIdle     int64
-	replaySince    int64
 
 	// vals are in the struct, not behind a pointer: a flow with a request
 	// memory nearly always takes samples (the 2M-flow benchmark capture:
 	// 351k memories, 357k value arrays), so this costs no memory (80 + 96
-	// bytes in two objects -> 176 in one) and saves observeAck's
+	// bytes in two objects -> 160 in one) and saves observeAck's
 	// addValue one dependent load (a cache miss at scale).
 	vals [NumLatencyKinds][]uint32 // uint32 while they fit, else pairs (latvals.go)
-	wide uint8                     // bit k: vals[k] holds (low, high) pairs
+
+	replayIdle  int64
+	replaySince int64
 }
 
 // latReq returns f's request memory, made on first need with the flow's
-// first request in it (req.first, req.ts0: a READ when the READ ring's
+// first request in it (reqFirst, reqTs0: a READ when the READ ring's
 // first entry is that request, else memAny). f must have sent a request.
 func (f *Flow) latReq() *latState {
 	c := f.more()
@@ -120,8 +123,8 @@ func (f *Flow) latReq() *latState {
 	l := new(latState)
 	c.lat = l
 	l.grow()
-	e := reqMem{psnFlags: uint32(f.req.first), ts: f.req.ts0}
-	if rd := f.read(0); rd != nil && rd.psn == f.req.first && rd.ts == f.req.ts0 {
+	e := reqMem{psnFlags: uint32(f.reqFirst), ts: f.reqTs0}
+	if rd := f.read(0); rd != nil && rd.psn == f.reqFirst && rd.ts == f.reqTs0 {
 		e.set(memRead)
 		if rd.hasLen {
 			e.set(memHasLen)
@@ -160,14 +163,14 @@ func memKind(op decode.Opcode) uint8 {
 // latency: answered, or named (READs and atomics: passed) by a cumulative
 // ACK.
 func (l *latState) done(e *reqMem) bool {
-	switch e.kind() {
-	case memRead, memAtomic:
-		if e.has(memDone) {
-			return true
-		}
-		return l.hasAcked && l.ackedTo.Diff(e.psn()) > 0
+	// Written to be inlined (remember calls it for each entry it drops).
+	f := e.flags()
+	readOrAtomic := f&memKindMask == memRead || f&memKindMask == memAtomic
+	if readOrAtomic && f&memDone != 0 {
+		return true
 	}
-	return l.hasAcked && l.ackedTo.Diff(e.psn()) >= 0
+	d := l.ackedTo.Diff(e.psn())
+	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
 // remember records a new request packet of f (PSN ahead of the high-water
@@ -179,7 +182,13 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	if f.Key.UD || f.req.nRecent == 0 {
 		return
 	}
-	l := f.latReq()
+	var l *latState
+	if c := f.cold; c != nil {
+		l = c.lat
+	}
+	if l == nil {
+		l = f.latReq() // latReq's test written out: it is not inlined
+	}
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
 		for l.tail < l.head && l.done(l.at(l.tail)) {
 			l.tail++

@@ -35,7 +35,7 @@ func TestMemoryPerFlowAndEvent(t *testing.T) {
 		}, func(tb *Table) int { return len(tb.Flows()) }},
 		// Four WRITE packets, each a request flow with a rate window, a
 		// recent ring and a request memory: Flow 288 + id 32 + index slot
-		// ~24, cold state 160, ring 64 (4 entries), request memory 176 +
+		// ~24, cold state 160, ring 64 (4 entries), request memory 160 +
 		// its ring 64 = ~810 bytes; this measures 844. With the 32-entry
 		// ring made at the second request (512 bytes) and the cold state
 		// before its split (240 bytes, 256 with the ring as a slice) it

@@ -78,7 +78,7 @@ func (t *Table) answers(c *Flow, psn PSN, ts int64, kind matchKind) (inRange, ex
 		}
 		return true, psn == e.psn
 	}
-	if psn.Diff(r.first) < 0 {
+	if psn.Diff(c.reqFirst) < 0 {
 		return false, false
 	}
 	d := psn.Diff(r.next)

@@ -19,11 +19,9 @@ func (p PSN) Add(n int64) PSN {
 // Diff returns the signed serial distance p-q in [-2^23, 2^23): positive
 // when p is ahead of q, negative when it is behind, 0 when equal.
 func (p PSN) Diff(q PSN) int64 {
-	d := int64((uint32(p) - uint32(q)) & psnMask)
-	if d >= psnHalf {
-		d -= PSNModulus
-	}
-	return d
+	// The 24-bit difference, sign-extended: no branch, and cheap enough
+	// for its callers on the hot path to be inlined.
+	return int64(int32((uint32(p)-uint32(q))<<8) >> 8)
 }
 
 // Ahead reports whether p is ahead of q: 0 < p-q < 2^23 (mod 2^24).

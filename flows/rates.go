@@ -28,13 +28,14 @@ type rateCounts struct {
 // rateState is the flow's current rate window (in flowCold: a flow that saw
 // one frame has one window, implied by FirstTsNs and its totals).
 type rateState struct {
-	start int64 // current window's start, k·W
 	// endB is the window's end (k+1)·W (saturated at MaxInt64), biased
 	// (bias) so that the zero value, no window yet, is below every time:
-	// the hot path's test is one comparison.
-	endB uint64
-	base rateCounts // the flow's counters when the window opened
-	peak int64      // most wire bytes in a closed window
+	// the hot path's test is one comparison. (First: flowCold puts it
+	// next to the other fields every frame reads.)
+	endB  uint64
+	start int64      // current window's start, k·W
+	base  rateCounts // the flow's counters when the window opened
+	peak  int64      // most wire bytes in a closed window
 }
 
 // bias maps int64 order onto uint64 order, MinInt64 to 0.
@@ -94,7 +95,7 @@ func (t *Table) rateMove(f *Flow, ts int64) {
 	if bias(ts) < r.endB {
 		return
 	}
-	start := windowStart(ts, t.cfg.Bin)
+	start := nextWindowStart(r, ts, t.cfg.Bin)
 	if start == r.start { // the last window of time, whose end saturated
 		return
 	}
@@ -104,19 +105,33 @@ func (t *Table) rateMove(f *Flow, ts int64) {
 	r.base = now
 }
 
+// nextWindowStart is windowStart(ts, w) for a ts at or past the end of
+// window r: the next window's start, r's end, when ts is before the end of
+// that one (a flow that sends at least once per window: most moves),
+// without a division.
+func nextWindowStart(r *rateState, ts, w int64) int64 {
+	end := int64(r.endB ^ 1<<63)
+	// end-r.start == w: the end did not saturate. ts >= end, so the
+	// unsigned difference is exact.
+	if end-r.start == w && uint64(ts)-uint64(end) < uint64(w) {
+		return end
+	}
+	return windowStart(ts, w)
+}
+
 // closeWindow ends f's current window, whose counters are now − r.base:
 // it updates the peak and hands the window to Config.RateSink.
 func (t *Table) closeWindow(f *Flow, r *rateState, now rateCounts) {
-	b := r.base
-	w := RateWindow{
+	b := &r.base
+	r.peak = max(r.peak, now.bytes-b.bytes)
+	if t.cfg.RateSink == nil {
+		return
+	}
+	t.cfg.RateSink(RateWindow{
 		Flow: f, StartNs: r.start,
 		Packets: now.packets - b.packets, Bytes: now.bytes - b.bytes, PayloadBytes: now.payload - b.payload,
 		ECNCE: now.ce - b.ce, CNPs: now.cnps - b.cnps, CNPsReceived: now.cnpsRecv - b.cnpsRecv,
-	}
-	r.peak = max(r.peak, w.Bytes)
-	if t.cfg.RateSink != nil {
-		t.cfg.RateSink(w)
-	}
+	})
 }
 
 // finishRates hands every flow's last window to Config.RateSink, in

@@ -184,3 +184,50 @@ func TestRateSinkNotCloned(t *testing.T) {
 		t.Fatalf("after Finish: %d windows, want 2", len(got))
 	}
 }
+
+// TestNextWindowStart checks that the division-free next window start is
+// windowStart's, at the edges of int64 and of saturated windows too.
+func TestNextWindowStart(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	ws := []int64{1, 3, 1000, DefaultBinNs, math.MaxInt64 / 3, math.MaxInt64}
+	// near returns a value within d of base, clamped to int64.
+	near := func(base int64, d uint64) int64 {
+		x := rng.Uint64N(2*min(d, 1<<62) + 1)
+		v := base + int64(x) - int64(min(d, 1<<62))
+		if (x > min(d, 1<<62)) && v < base {
+			return math.MaxInt64
+		}
+		if (x < min(d, 1<<62)) && v > base {
+			return math.MinInt64
+		}
+		return v
+	}
+	for range 200_000 {
+		w := ws[rng.IntN(len(ws))]
+		var start int64
+		switch rng.IntN(3) {
+		case 0:
+			start = windowStart(near(0, 1<<40), w)
+		case 1:
+			start = windowStart(near(math.MaxInt64, 2*uint64(w)), w)
+		default:
+			start = windowStart(near(math.MinInt64, 2*uint64(w)), w)
+		}
+		var r rateState
+		r.open(start, w)
+		end := int64(r.endB ^ 1<<63)
+		// a ts at or past the end: within two windows of it, or anywhere
+		var ts int64
+		if rng.IntN(2) == 0 {
+			ts = near(end, 2*uint64(w))
+		} else {
+			ts = int64(rng.Uint64())
+		}
+		if ts < end {
+			continue
+		}
+		if got, want := nextWindowStart(&r, ts, w), windowStart(ts, w); got != want {
+			t.Fatalf("w %d start %d end %d ts %d: got %d want %d", w, start, end, ts, got, want)
+		}
+	}
+}

@@ -28,7 +28,7 @@ func TestRecentRingGrows(t *testing.T) {
 		for k := range tc.requests {
 			psn := PSN(1000 + k)
 			if k == 0 {
-				f.req.init, f.req.first = true, psn
+				f.req.init, f.reqFirst = true, psn
 			}
 			f.addRecent(psn, int64(10*k), 100+k)
 		}

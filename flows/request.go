@@ -89,12 +89,16 @@ func (t *Table) resolvePending(f *Flow, psn PSN) {
 }
 
 // observeRequest follows a flow's request PSNs (trackRequest), then
-// records the request (addRequest). Two calls, not a defer: this runs for
-// most frames of a capture.
+// records the request in the recent ring and counts it in the pending
+// after-window of the latest CNP that targets f (countAfterCNP). Calls in
+// a row, not a defer: this runs for most frames of a capture.
 func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 	psn := PSN(p.BTH.PSN & psnMask)
 	t.trackRequest(f, p, psn)
-	t.addRequest(f, psn, p)
+	f.addRecent(psn, p.TsNs, p.FrameLen)
+	if c := f.cold; c != nil && c.ccPending != 0 {
+		t.countAfterCNP(f, c)
+	}
 }
 
 // trackRequest follows a flow's request PSNs: gaps, replays, READ spans.
@@ -109,7 +113,7 @@ func (t *Table) trackRequest(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	if !r.init {
 		r.init = true
-		r.first = psn
+		f.reqFirst = psn
 		r.next = psn // the first packet sets the expectation
 	}
 

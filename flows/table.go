@@ -221,16 +221,43 @@ func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 		t.observeCNP(f, p)
 		return
 	}
-	t.learnPMTU(f, p)
-	switch {
-	case op.IsAck():
+	if f.pmtu == 0 || f.peerState == peerPaired || t.pmtu == 0 { // learnPMTU's first test, written out
+		t.learnPMTU(f, p)
+	}
+	switch opClasses[op] {
+	case opAck:
 		t.observeAck(f, p)
-	case op.IsReadResponse():
+	case opReadResponse:
 		t.observeReadResponse(f, p)
-	case op.IsRequest():
+	case opRequest:
 		t.observeRequest(f, p)
 	}
 }
+
+// Opcode classes for observeFlow's dispatch (opClasses).
+const (
+	opOther        uint8 = iota
+	opAck                // Opcode.IsAck
+	opReadResponse       // Opcode.IsReadResponse
+	opRequest            // Opcode.IsRequest
+)
+
+// opClasses is the class of each opcode, computed once from the Opcode
+// methods (which exclude one another): one load instead of their tests on
+// every frame. Never written after.
+var opClasses = func() (c [256]uint8) {
+	for i := range c {
+		switch op := decode.Opcode(i); {
+		case op.IsAck():
+			c[i] = opAck
+		case op.IsReadResponse():
+			c[i] = opReadResponse
+		case op.IsRequest():
+			c[i] = opRequest
+		}
+	}
+	return c
+}()
 
 func (t *Table) newFlow(k Key) *Flow {
 	f := &Flow{Key: k, id: k.String(), index: int32(len(t.order))}

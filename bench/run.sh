@@ -16,7 +16,7 @@
 #       repository; skipped with a note when absent)
 #   tui.test -test.bench LoadFile   (the TUI's full load of F: Open,
 #       every frame indexed, the final report; tui's BenchmarkLoadFile, one
-#       iteration, built once with go test -c)
+#       iteration, built once with go test -c and the binary's PGO profile)
 #   tshark -r F -T fields -e infiniband.bth.psn >/dev/null
 #       (when installed; only on captures of at most $TSHARK_MAX_FRAMES
 #       frames, default 1000010, and in the first TSHARK_ROUNDS rounds,
@@ -78,7 +78,11 @@ if [ -f "$hpsrc/main.go" ] && (cd "$hpsrc" && go build -o "$out/handparse" .) 2>
 	hp="$out/handparse"
 fi
 tuitest="$out/tui.test"
-(cd "$root" && go test -c -o "$tuitest" ./tui) || tuitest=""
+# Built with the binary's profile (cmd/rocetrace/default.pgo, which go build
+# uses by itself), so that the TUI's load and report compare like for like.
+pgo=off
+[ -f "$root/cmd/rocetrace/default.pgo" ] && pgo="$root/cmd/rocetrace/default.pgo"
+(cd "$root" && go test -c -pgo="$pgo" -o "$tuitest" ./tui) || tuitest=""
 tshark_max=${TSHARK_MAX_FRAMES:-1000010}
 have_tshark=0
 command -v tshark >/dev/null 2>&1 && have_tshark=1

@@ -78,6 +78,13 @@ func (t *timelines) addLatency(s flows.LatencySample) {
 	if s.Flow == nil || (s.Kind != flows.LatencyAck && s.Kind != flows.LatencyRead) {
 		return
 	}
+	if t.tl.WidthNs == 0 {
+		// Before the first frame reached the timelines (the batch path:
+		// the sink runs before the loader sees the batch): the first
+		// frame sets the origin, so the sample waits for it.
+		t.early = append(t.early, s)
+		return
+	}
 	j := t.slot(s.Flow.Index(), t.bucket(s.ResponseTsNs)/flowBucketRatio)
 	if j < 0 {
 		return
@@ -89,6 +96,18 @@ func (t *timelines) addLatency(s flows.LatencySample) {
 	} else {
 		a.ack[j] = max(a.ack[j], s.LatencyNs())
 		a.mark(j, accAck)
+	}
+}
+
+// drainEarly adds the latency samples that came before the first frame.
+func (t *timelines) drainEarly() {
+	if len(t.early) == 0 || t.tl.WidthNs == 0 {
+		return
+	}
+	early := t.early
+	t.early = nil
+	for _, s := range early {
+		t.addLatency(s)
 	}
 }
 

@@ -142,20 +142,71 @@ func (t *timelines) publishMarks(prev []*FlowMarks) []*FlowMarks {
 	t.flushFlows()
 	out := make([]*FlowMarks, len(t.marks.flows))
 	copy(out, prev)
+	all := slabAll(t.marks.dirty)
+	var nm, ns int
+	for i, fm := range t.marks.flows {
+		if fm != nil && (all || t.marks.dirty[i] || out[i] == nil) {
+			nm++
+			ns += fm.series()
+		}
+	}
+	if !all {
+		nm, ns = 0, 0 // one object each
+	}
+	marks, series := make([]FlowMarks, nm), make([]FlowRate, ns)
 	cp := func(f *FlowRate) *FlowRate {
 		if f == nil {
 			return nil
 		}
-		c := *f
-		return &c
+		if len(series) == 0 {
+			c := *f
+			return &c
+		}
+		c := &series[0]
+		*c, series = *f, series[1:]
+		return c
 	}
 	for i, fm := range t.marks.flows {
-		if fm != nil && (t.marks.dirty[i] || out[i] == nil) {
-			out[i] = &FlowMarks{CNPs: cp(fm.CNPs), AckMaxNs: cp(fm.AckMaxNs), ReadMaxNs: cp(fm.ReadMaxNs)}
+		if fm != nil && (all || t.marks.dirty[i] || out[i] == nil) {
+			var m *FlowMarks
+			if len(marks) > 0 {
+				m, marks = &marks[0], marks[1:]
+			} else {
+				m = new(FlowMarks)
+			}
+			*m = FlowMarks{CNPs: cp(fm.CNPs), AckMaxNs: cp(fm.AckMaxNs), ReadMaxNs: cp(fm.ReadMaxNs)}
+			out[i] = m
 			t.marks.dirty[i] = false
 		}
 	}
 	return out
+}
+
+// slabAll reports whether a snapshot copies every flow's series into one
+// array (a slab) rather than the changed ones into an object each: when
+// most changed. A slab is kept alive by any of its copies, so the
+// snapshots' copies that are not all new (the previous snapshot's kept)
+// are objects of their own, and what older slabs stay alive is at most
+// the one the previous copy-all made.
+func slabAll(dirty []bool) bool {
+	n := 0
+	for _, d := range dirty {
+		if d {
+			n++
+		}
+	}
+	return 2*n >= len(dirty)
+}
+
+// series returns how many of the three series fm has.
+func (fm *FlowMarks) series() int {
+	n := 0
+	for _, f := range [...]*FlowRate{fm.CNPs, fm.AckMaxNs, fm.ReadMaxNs} {
+		if f != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // FlowMarksOf returns flow i's marks, or nil.

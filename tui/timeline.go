@@ -181,10 +181,20 @@ func (t *timelines) publishFlows(prev []*FlowRate) []*FlowRate {
 	t.flushFlows()
 	out := make([]*FlowRate, len(t.flows))
 	copy(out, prev)
+	var copies []FlowRate // a slab when most flows changed (slabAll)
+	if slabAll(t.dirty) {
+		copies = make([]FlowRate, len(t.flows))
+	}
 	for i, f := range t.flows {
-		if f != nil && (t.dirty[i] || out[i] == nil) {
-			c := *f
-			out[i] = &c
+		if f != nil && (copies != nil || t.dirty[i] || out[i] == nil) {
+			var c *FlowRate
+			if copies != nil {
+				c = &copies[i]
+			} else {
+				c = new(FlowRate)
+			}
+			*c = *f
+			out[i] = c
 			t.dirty[i] = false
 		}
 	}

@@ -74,28 +74,38 @@ func (t *timelines) clearCNPs() {
 // addLatency keeps sample s in its request flow's latency series: ack and
 // read samples only (read_first and atomic are in the percentiles only);
 // in the sums of flowacc.go first.
-func (t *timelines) addLatency(s flows.LatencySample) {
+func (t *timelines) addLatency(s *flows.LatencySample) {
 	if s.Flow == nil || (s.Kind != flows.LatencyAck && s.Kind != flows.LatencyRead) {
+		return
+	}
+	i, ts, a := s.Flow.Index(), s.ResponseTsNs, &t.acc
+	if ts >= t.lastLo && ts < t.lastHi && uint(i) < uint(len(a.flags)) && a.bucket == t.last/flowBucketRatio {
+		// The common case: the bucket of the last frame, and a flow in
+		// the sums of its flow bucket.
+		t.accLatency(s, i)
 		return
 	}
 	if t.tl.WidthNs == 0 {
 		// Before the first frame reached the timelines (the batch path:
 		// the sink runs before the loader sees the batch): the first
 		// frame sets the origin, so the sample waits for it.
-		t.early = append(t.early, s)
+		t.early = append(t.early, *s)
 		return
 	}
-	j := t.slot(s.Flow.Index(), t.bucket(s.ResponseTsNs)/flowBucketRatio)
-	if j < 0 {
-		return
+	if j := t.slot(i, t.bucket(ts)/flowBucketRatio); j >= 0 {
+		t.accLatency(s, j)
 	}
+}
+
+// accLatency adds sample s (ack or read) to flow i's sums.
+func (t *timelines) accLatency(s *flows.LatencySample, i int) {
 	a := &t.acc
 	if s.Kind == flows.LatencyRead {
-		a.read[j] = max(a.read[j], s.LatencyNs())
-		a.mark(j, accRead)
+		a.read[i] = max(a.read[i], s.LatencyNs())
+		a.mark(i, accRead)
 	} else {
-		a.ack[j] = max(a.ack[j], s.LatencyNs())
-		a.mark(j, accAck)
+		a.ack[i] = max(a.ack[i], s.LatencyNs())
+		a.mark(i, accAck)
 	}
 }
 
@@ -106,8 +116,8 @@ func (t *timelines) drainEarly() {
 	}
 	early := t.early
 	t.early = nil
-	for _, s := range early {
-		t.addLatency(s)
+	for k := range early {
+		t.addLatency(&early[k])
 	}
 }
 
@@ -223,7 +233,7 @@ func (s *Snapshot) FlowMarksOf(i int) *FlowMarks {
 // that calls observe (live: under the same lock), so it needs no lock.
 func (l *loader) latencySink(next func(flows.LatencySample)) func(flows.LatencySample) {
 	return func(s flows.LatencySample) {
-		l.tl.addLatency(s)
+		l.tl.addLatency(&s)
 		if next != nil {
 			next(s)
 		}

@@ -33,6 +33,7 @@ func (e *Engine) RunBatches(ctx context.Context, in *Inputs, obs BatchObserver) 
 		obsErr error
 		fs     [pipelineBatch]*flows.Flow
 		evs    [pipelineBatch]flows.EventMask
+		batch  Batch // reused: no allocation a batch
 	)
 	sctx := &stopContext{Context: ctx}
 	err := batches(sctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
@@ -51,7 +52,8 @@ func (e *Engine) RunBatches(ctx context.Context, in *Inputs, obs BatchObserver) 
 		if obsErr != nil || n == 0 {
 			return
 		}
-		if obsErr = obs(&Batch{Packets: ps[:n], Flows: fs[:n], Events: evs[:n]}); obsErr != nil {
+		batch = Batch{Packets: ps[:n], Flows: fs[:n], Events: evs[:n]}
+		if obsErr = obs(&batch); obsErr != nil {
 			sctx.stop.Store(true)
 		}
 	})

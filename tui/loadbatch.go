@@ -25,13 +25,13 @@ const maxIndexed = 1<<32 - 1
 // observeBatch is the engine.BatchObserver of run.
 func (l *loader) observeBatch(b *engine.Batch) error {
 	ps, fs, evs := b.Packets, b.Flows, b.Events
-	var full error
-	if room := maxIndexed - l.index.n; len(ps) > room {
+	room := maxIndexed - l.index.n
+	full := len(ps) > room
+	if full {
 		ps, fs, evs = ps[:room], fs[:room], evs[:room]
-		full = l.indexFull()
 	}
 	if len(ps) == 0 {
-		return full
+		return l.indexFull()
 	}
 	n0 := l.index.n
 	l.index.addBatch(ps)
@@ -48,7 +48,10 @@ func (l *loader) observeBatch(b *engine.Batch) error {
 		l.publish(false, false)
 		l.lastPub = time.Now()
 	}
-	return full
+	if full {
+		return l.indexFull()
+	}
+	return nil
 }
 
 // readTo records how far each file of ps was read.

@@ -33,8 +33,9 @@
 //
 // Config.Keep is where a read filter drops frames: before they are counted
 // or reach the flow table. An Observer sees every kept frame with its flow,
-// on the observing goroutine: export writes rows there, the TUI indexes
-// frames. Each Engine owns its table and counter and each Inputs its
+// on the observing goroutine: export writes rows there. A BatchObserver
+// (RunBatches) sees each batch once it was counted and fed to the table,
+// with the frames' flows and events: the TUI indexes frames there. Each Engine owns its table and counter and each Inputs its
 // readers, so one engine per capture point can run side by side
 // (TestEnginesSideBySide). RunLive is the same analysis over a live source,
 // one record at a time, with a Tap for recording.

@@ -36,6 +36,7 @@ type Inputs struct {
 	errs    []error
 	track   bool
 	cur     []*pcapio.Layout
+	settled []bool // per file: its layout cannot change any more (a pcap file's, once known)
 	layouts [][]LayoutPoint
 }
 
@@ -235,6 +236,7 @@ func (in *Inputs) addFault(err error) {
 func (in *Inputs) TrackLayouts() {
 	in.track = true
 	in.cur = make([]*pcapio.Layout, len(in.names))
+	in.settled = make([]bool, len(in.names))
 	in.layouts = make([][]LayoutPoint, len(in.names))
 }
 
@@ -254,10 +256,14 @@ func (in *Inputs) Layouts() [][]LayoutPoint {
 	return out
 }
 
-// trackLayout records rec's layout when it differs from the one before.
+// trackLayout records rec's layout when it differs from the one before. A
+// pcap file has one layout (one file header): once known, it is settled
+// and its records are not looked at again.
 func (in *Inputs) trackLayout(rec *pcapio.Record) {
 	f := rec.File
-	if lay := in.byFile[f].Layout(in.cur[f]); lay != in.cur[f] {
+	r := in.byFile[f]
+	if lay := r.Layout(in.cur[f]); lay != in.cur[f] {
+		in.settled[f] = r.Format() == "pcap"
 		in.cur[f] = lay
 		in.mu.Lock()
 		in.layouts[f] = append(in.layouts[f], LayoutPoint{Off: rec.Offset, Layout: lay})
@@ -314,7 +320,7 @@ func (in *Inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) e
 			return nil
 		}
 		in.last = rec.File
-		if in.track {
+		if in.track && !in.settled[rec.File] {
 			in.trackLayout(&rec)
 		}
 		if err := fn(&rec); err != nil {

@@ -135,6 +135,12 @@
 // sample per bucket (exact when buckets merge). The sink runs inside the
 // engine's Observe on the loader goroutine (live: under the same lock), so
 // it needs no lock; Clone's copy never calls it (Finish takes no sample).
+// Files are loaded a batch at a time (engine.RunBatches, loadbatch.go):
+// the loader indexes a batch of up to 256 frames after the flow table saw
+// all of them, so the batch's latency samples reach the series before its
+// frames and its events after them; each lands in the bucket of its time
+// either way (TestLoadBatchMatchesPerFrame); samples that come before the
+// first frame has set the grid wait for it (timelines.drainEarly).
 //
 // A live capture (Config.Live, live.go) goes through the same loop: each
 // record from the capture source is first written to a recording (a

@@ -74,21 +74,50 @@ func (t *timelines) clearCNPs() {
 // addLatency keeps sample s in its request flow's latency series: ack and
 // read samples only (read_first and atomic are in the percentiles only);
 // in the sums of flowacc.go first.
-func (t *timelines) addLatency(s flows.LatencySample) {
+func (t *timelines) addLatency(s *flows.LatencySample) {
 	if s.Flow == nil || (s.Kind != flows.LatencyAck && s.Kind != flows.LatencyRead) {
 		return
 	}
-	j := t.slot(s.Flow.Index(), t.bucket(s.ResponseTsNs)/flowBucketRatio)
-	if j < 0 {
+	i, ts, a := s.Flow.Index(), s.ResponseTsNs, &t.acc
+	if ts >= t.lastLo && ts < t.lastHi && uint(i) < uint(len(a.flags)) && a.bucket == t.last/flowBucketRatio {
+		// The common case: the bucket of the last frame, and a flow in
+		// the sums of its flow bucket.
+		t.accLatency(s, i)
 		return
 	}
+	if t.tl.WidthNs == 0 {
+		// Before the first frame reached the timelines (the batch path:
+		// the sink runs before the loader sees the batch): the first
+		// frame sets the origin, so the sample waits for it.
+		t.early = append(t.early, *s)
+		return
+	}
+	if j := t.slot(i, t.bucket(ts)/flowBucketRatio); j >= 0 {
+		t.accLatency(s, j)
+	}
+}
+
+// accLatency adds sample s (ack or read) to flow i's sums.
+func (t *timelines) accLatency(s *flows.LatencySample, i int) {
 	a := &t.acc
 	if s.Kind == flows.LatencyRead {
-		a.read[j] = max(a.read[j], s.LatencyNs())
-		a.mark(j, accRead)
+		a.read[i] = max(a.read[i], s.LatencyNs())
+		a.mark(i, accRead)
 	} else {
-		a.ack[j] = max(a.ack[j], s.LatencyNs())
-		a.mark(j, accAck)
+		a.ack[i] = max(a.ack[i], s.LatencyNs())
+		a.mark(i, accAck)
+	}
+}
+
+// drainEarly adds the latency samples that came before the first frame.
+func (t *timelines) drainEarly() {
+	if len(t.early) == 0 || t.tl.WidthNs == 0 {
+		return
+	}
+	early := t.early
+	t.early = nil
+	for k := range early {
+		t.addLatency(&early[k])
 	}
 }
 
@@ -123,20 +152,71 @@ func (t *timelines) publishMarks(prev []*FlowMarks) []*FlowMarks {
 	t.flushFlows()
 	out := make([]*FlowMarks, len(t.marks.flows))
 	copy(out, prev)
+	all := slabAll(t.marks.dirty)
+	var nm, ns int
+	for i, fm := range t.marks.flows {
+		if fm != nil && (all || t.marks.dirty[i] || out[i] == nil) {
+			nm++
+			ns += fm.series()
+		}
+	}
+	if !all {
+		nm, ns = 0, 0 // one object each
+	}
+	marks, series := make([]FlowMarks, nm), make([]FlowRate, ns)
 	cp := func(f *FlowRate) *FlowRate {
 		if f == nil {
 			return nil
 		}
-		c := *f
-		return &c
+		if len(series) == 0 {
+			c := *f
+			return &c
+		}
+		c := &series[0]
+		*c, series = *f, series[1:]
+		return c
 	}
 	for i, fm := range t.marks.flows {
-		if fm != nil && (t.marks.dirty[i] || out[i] == nil) {
-			out[i] = &FlowMarks{CNPs: cp(fm.CNPs), AckMaxNs: cp(fm.AckMaxNs), ReadMaxNs: cp(fm.ReadMaxNs)}
+		if fm != nil && (all || t.marks.dirty[i] || out[i] == nil) {
+			var m *FlowMarks
+			if len(marks) > 0 {
+				m, marks = &marks[0], marks[1:]
+			} else {
+				m = new(FlowMarks)
+			}
+			*m = FlowMarks{CNPs: cp(fm.CNPs), AckMaxNs: cp(fm.AckMaxNs), ReadMaxNs: cp(fm.ReadMaxNs)}
+			out[i] = m
 			t.marks.dirty[i] = false
 		}
 	}
 	return out
+}
+
+// slabAll reports whether a snapshot copies every flow's series into one
+// array (a slab) rather than the changed ones into an object each: when
+// most changed. A slab is kept alive by any of its copies, so the
+// snapshots' copies that are not all new (the previous snapshot's kept)
+// are objects of their own, and what older slabs stay alive is at most
+// the one the previous copy-all made.
+func slabAll(dirty []bool) bool {
+	n := 0
+	for _, d := range dirty {
+		if d {
+			n++
+		}
+	}
+	return 2*n >= len(dirty)
+}
+
+// series returns how many of the three series fm has.
+func (fm *FlowMarks) series() int {
+	n := 0
+	for _, f := range [...]*FlowRate{fm.CNPs, fm.AckMaxNs, fm.ReadMaxNs} {
+		if f != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // FlowMarksOf returns flow i's marks, or nil.
@@ -153,7 +233,7 @@ func (s *Snapshot) FlowMarksOf(i int) *FlowMarks {
 // that calls observe (live: under the same lock), so it needs no lock.
 func (l *loader) latencySink(next func(flows.LatencySample)) func(flows.LatencySample) {
 	return func(s flows.LatencySample) {
-		l.tl.addLatency(s)
+		l.tl.addLatency(&s)
 		if next != nil {
 			next(s)
 		}

@@ -60,6 +60,35 @@ func (x *frameFlows) add(id uint32) {
 	x.n++
 }
 
+// addN appends the flow ids of the next frames; maxID is at least the
+// largest of them.
+func (x *frameFlows) addN(ids []uint32, maxID uint32) {
+	for len(ids) > 0 {
+		j := x.n & idChunkMask
+		if j == 0 {
+			x.add(ids[0])
+			ids = ids[1:]
+			continue
+		}
+		c := &x.chunks[len(x.chunks)-1]
+		if c.u16 != nil && maxID > 0xFFFF {
+			x.widen()
+			c = &x.chunks[len(x.chunks)-1]
+		}
+		k := min(len(ids), idChunkLen-j)
+		if c.u16 != nil {
+			dst := c.u16[j : j+k]
+			for m, id := range ids[:k] {
+				dst[m] = uint16(id)
+			}
+		} else {
+			copy(c.u32[j:j+k], ids[:k])
+		}
+		x.n += k
+		ids = ids[k:]
+	}
+}
+
 // widen makes the last chunk one of uint32, in a new array of chunks: the
 // published views keep the old one, whose chunk they read.
 func (x *frameFlows) widen() {

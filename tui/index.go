@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
@@ -111,6 +112,38 @@ func (x *packetIndex) add(file int, off int64) {
 		return
 	}
 	x.addSlow(file, off)
+}
+
+// addBatch appends the frames of ps: add, with the one-file case written
+// out over the batch.
+func (x *packetIndex) addBatch(ps []decode.Packet) {
+	if x.nfiles > 1 {
+		for i := range ps {
+			x.add(ps[i].File, ps[i].Offset)
+		}
+		return
+	}
+	cur, w, n, last, step := x.cur, x.w, x.n, x.off, x.step
+	for i := range ps {
+		off := ps[i].Offset
+		if n&blockMask == 0 || uint64(off) > maxOffset {
+			x.w, x.n, x.off, x.step = w, n, last, step
+			x.addSlow(ps[i].File, off)
+			cur, w, n, last, step = x.cur, x.w, x.n, x.off, x.step
+			continue
+		}
+		s := off - last
+		d := s - step
+		last, step = off, s
+		n++
+		if z := uint64(d<<1) ^ uint64(d>>63); z < 0x80 {
+			cur[w] = byte(z)
+			w++
+			continue
+		}
+		w += binary.PutVarint(cur[w:], d)
+	}
+	x.w, x.n, x.off, x.step = w, n, last, step
 }
 
 // addSlow is add for a block's first frame, several files and offsets

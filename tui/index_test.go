@@ -288,7 +288,7 @@ func TestFlowAccSums(t *testing.T) {
 				kind, what = flows.LatencyRead, 2
 			}
 			s := flows.LatencySample{Flow: fl[i], Kind: kind, RequestTsNs: at - 500 - rng.Int64N(9000), ResponseTsNs: at}
-			tl.addLatency(s)
+			tl.addLatency(&s)
 			all = append(all, sample{i, at, s.LatencyNs(), what})
 		default:
 			n := 64 + rng.Int64N(1000)

@@ -97,10 +97,13 @@ func (l *loader) run(ctx context.Context) {
 	l.publish(false, false)
 	l.lastPub = time.Now()
 	var err error
-	if l.ps != nil {
+	switch {
+	case l.ps != nil:
 		err = l.ps.Run(ctx, l.m.in, l.observePoint)
-	} else {
+	case l.m.cfg.publishFrames > 0: // tests: snapshots at exact frames
 		err = l.eng.Run(ctx, l.m.in, l.observe)
+	default:
+		err = l.eng.RunBatches(ctx, l.m.in, l.observeBatch)
 	}
 	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
 	l.buildWG.Wait()
@@ -111,9 +114,8 @@ func (l *loader) run(ctx context.Context) {
 // is time: every publishFrames frames (tests), or every PublishEvery
 // (checked every 1024 frames; see idle for an input that waits).
 func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
-	if l.index.n >= 1<<32-1 {
-		l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
-		return errIndexFull
+	if l.index.n >= maxIndexed {
+		return l.indexFull()
 	}
 	if l.point > 0 {
 		l.otherFrame(p, f)
@@ -145,6 +147,12 @@ func (l *loader) idle() time.Duration {
 	l.publish(false, false)
 	l.lastPub = time.Now()
 	return 0
+}
+
+// indexFull records that the index is full and returns errIndexFull.
+func (l *loader) indexFull() error {
+	l.errs = append(l.errs, fmt.Errorf("more than %d frames: the rest is not shown", l.index.n))
+	return errIndexFull
 }
 
 // frame adds one frame, already analysed, to the index, the frames' flow
@@ -183,11 +191,9 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	case decode.KindOther:
 	}
 	l.frameFlows.add(id)
-	if t := l.eng.Table(); t.NumEvents() > l.nEvents {
-		for i := l.nEvents; i < t.NumEvents(); i++ {
-			l.event(t.Event(i))
-		}
-		l.nEvents = t.NumEvents()
+	l.tl.drainEarly()
+	if l.eng.Table().NumEvents() > l.nEvents {
+		l.newEvents()
 	}
 }
 

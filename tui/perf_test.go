@@ -193,7 +193,7 @@ func TestFlowMarksWiden(t *testing.T) {
 	tl.bucket(0)         // origin 0, 1 µs timeline buckets: flow buckets of 4 µs
 	f := new(flows.Flow) // flow index 0
 	for _, s := range []struct{ ts, lat int64 }{{1_000, 700}, {3_000, 500}, {5_000, 900}} {
-		tl.addLatency(flows.LatencySample{Flow: f, Kind: flows.LatencyAck, RequestTsNs: s.ts - s.lat, ResponseTsNs: s.ts})
+		tl.addLatency(&flows.LatencySample{Flow: f, Kind: flows.LatencyAck, RequestTsNs: s.ts - s.lat, ResponseTsNs: s.ts})
 	}
 	tl.addCNP(0, tl.bucket(2_000))
 	tl.addCNP(0, tl.bucket(6_000))

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/rocetrace/rocetrace/flows"
+
 // Timelines: per-bucket counters the loader collects while it reads, for
 // the charts. There is a fixed number of buckets; the first frame sets the
 // origin and buckets start 1 µs wide. When a frame falls past the last
@@ -48,8 +50,9 @@ type timelines struct {
 	tl    Timeline
 	flows []*FlowRate
 	dirty []bool
-	marks flowMarks // per-flow CNP and latency series (flowmarks.go)
-	acc   flowAcc   // the per-flow sums of the current flow bucket (flowacc.go)
+	marks flowMarks             // per-flow CNP and latency series (flowmarks.go)
+	acc   flowAcc               // the per-flow sums of the current flow bucket (flowacc.go)
+	early []flows.LatencySample // latency samples before the first frame (drainEarly)
 
 	// The last bucket returned and its span [lastLo, lastHi): frames come
 	// in time order, so most fall in it and need no division.
@@ -178,10 +181,20 @@ func (t *timelines) publishFlows(prev []*FlowRate) []*FlowRate {
 	t.flushFlows()
 	out := make([]*FlowRate, len(t.flows))
 	copy(out, prev)
+	var copies []FlowRate // a slab when most flows changed (slabAll)
+	if slabAll(t.dirty) {
+		copies = make([]FlowRate, len(t.flows))
+	}
 	for i, f := range t.flows {
-		if f != nil && (t.dirty[i] || out[i] == nil) {
-			c := *f
-			out[i] = &c
+		if f != nil && (copies != nil || t.dirty[i] || out[i] == nil) {
+			var c *FlowRate
+			if copies != nil {
+				c = &copies[i]
+			} else {
+				c = new(FlowRate)
+			}
+			*c = *f
+			out[i] = c
 			t.dirty[i] = false
 		}
 	}

@@ -1,0 +1,102 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/rocetrace/rocetrace/internal/synth"
+)
+
+// loadAll loads paths to the end and returns the final snapshot; with
+// perFrame the loader takes the per-frame path (engine.Run's Observer)
+// instead of the batch path (a publishFrames that never comes).
+func loadAll(t *testing.T, paths []string, perFrame bool) *Snapshot {
+	t.Helper()
+	cfg := Config{Paths: paths}
+	if perFrame {
+		cfg.publishFrames = 1 << 40
+	}
+	m, err := Open(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Start(context.Background())
+	<-m.Done()
+	return m.Snapshot()
+}
+
+// The batch path (observeBatch) indexes the frames as the per-frame path
+// (observe, frame) does: the same index, frame events, flow ids, PFC
+// frames, timelines, flow rates and marks and report, for one file and for
+// two merged.
+func TestLoadBatchMatchesPerFrame(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for i, cfg := range []synth.BulkConfig{{Frames: 30_000, QPs: 40, Seed: 7}, {Frames: 20_000, QPs: 30, Seed: 8, Snaplen: 128}} {
+		p := filepath.Join(dir, "bulk"+string(rune('a'+i))+".pcap")
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := synth.WriteBulk(f, cfg); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		paths = append(paths, p)
+	}
+	for _, ps := range [][]string{paths[:1], paths} {
+		a, b := loadAll(t, ps, true), loadAll(t, ps, false)
+		n := a.Index.Len()
+		if n == 0 || b.Index.Len() != n || a.Progress.Frames != b.Progress.Frames || a.Progress.Bytes != b.Progress.Bytes {
+			t.Fatalf("%d files: per frame %d frames (%+v), batch %d (%+v)", len(ps), n, a.Progress, b.Index.Len(), b.Progress)
+		}
+		for i := range n {
+			fa, oa := a.Index.At(i)
+			fb, ob := b.Index.At(i)
+			if fa != fb || oa != ob || a.Index.Frame(i) != b.Index.Frame(i) || idAt(a.frameFlows, i) != idAt(b.frameFlows, i) {
+				t.Fatalf("%d files, frame %d: per frame (%d, %d, flow %d), batch (%d, %d, flow %d)",
+					len(ps), i, fa, oa, idAt(a.frameFlows, i), fb, ob, idAt(b.frameFlows, i))
+			}
+		}
+		check := func(what string, x, y any) {
+			t.Helper()
+			if !reflect.DeepEqual(x, y) {
+				t.Errorf("%d files: %s differ", len(ps), what)
+			}
+		}
+		check("frame events", a.FrameEvents, b.FrameEvents)
+		check("PFC frames", listOf(a.PFCFrames), listOf(b.PFCFrames))
+		check("timelines", a.Timeline, b.Timeline)
+		check("flow rates", a.FlowRates, b.FlowRates)
+		check("flow marks", a.FlowMarks, b.FlowMarks)
+		ja, _ := json.Marshal(a.Report)
+		jb, _ := json.Marshal(b.Report)
+		check("reports", string(ja), string(jb))
+		if len(a.FrameEvents) == 0 || listOf(a.PFCFrames) == nil {
+			t.Errorf("%d files: %d frame events, %d PFC frames: the test checks little", len(ps), len(a.FrameEvents), a.PFCFrames.Len())
+		}
+	}
+}
+
+// listOf returns the positions of l.
+func listOf(l FrameList) []uint32 {
+	var out []uint32
+	for i := range l.Len() {
+		out = append(out, l.At(i))
+	}
+	return out
+}
+
+// idAt returns frame i's flow id in x.
+func idAt(x frameFlows, i int) uint32 {
+	c := x.chunks[i>>idChunkBits]
+	if c.u32 != nil {
+		return c.u32[i&idChunkMask]
+	}
+	return uint32(c.u16[i&idChunkMask])
+}

@@ -32,6 +32,27 @@ func mkfifo(t *testing.T) string {
 	return fifo
 }
 
+// stallingWriter opens fifo for writing on another goroutine, writes data
+// and then stalls (keeps it open); it sends the open file (nil when the
+// open failed) once data is written. The test closes it.
+func stallingWriter(t *testing.T, fifo string, data []byte) <-chan *os.File {
+	t.Helper()
+	wrote := make(chan *os.File, 1)
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			wrote <- nil
+			return
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Error(err)
+		}
+		wrote <- w
+	}()
+	return wrote
+}
+
 // TestOpenContextFIFO: OpenContext blocked opening a FIFO that has no
 // writer (alone, or after a capture it opened) returns once its context
 // ends, with no model and an error that names the FIFO and matches
@@ -104,19 +125,7 @@ func TestQuitWhileReadBlocked(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fifo := mkfifo(t)
-			wrote := make(chan *os.File, 1)
-			go func() { // the writer: the whole capture, then it stalls (stays open)
-				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-				if err != nil {
-					t.Error(err)
-					wrote <- nil
-					return
-				}
-				if _, err := w.Write(data); err != nil {
-					t.Error(err)
-				}
-				wrote <- w
-			}()
+			wrote := stallingWriter(t, fifo, data) // the whole capture
 			m, err := Open(Config{Paths: []string{fifo}})
 			if err != nil {
 				t.Fatal(err)

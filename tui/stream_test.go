@@ -4,7 +4,6 @@ package tui
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -41,19 +40,7 @@ func TestStreamShowsFramesWhileWriterStalls(t *testing.T) {
 	const frames = 5
 	data := firstRecords(t, lossNAK(t), frames)
 	fifo := mkfifo(t)
-	wrote := make(chan *os.File, 1)
-	go func() { // the writer: 5 records, then it stalls (stays open)
-		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			t.Error(err)
-			wrote <- nil
-			return
-		}
-		if _, err := w.Write(data); err != nil {
-			t.Error(err)
-		}
-		wrote <- w
-	}()
+	wrote := stallingWriter(t, fifo, data) // 5 records, then it stalls
 	m, err := Open(Config{Paths: []string{fifo}})
 	if err != nil {
 		t.Fatal(err)

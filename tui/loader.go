@@ -136,9 +136,12 @@ func (l *loader) observe(p *decode.Packet, f *flows.Flow) error {
 // idle publishes the frames not shown yet when the input waits (a pipe or
 // FIFO whose writer has written nothing more: engine.Config.Idle), at
 // most every PublishEvery: it asks to be called again when that has not
-// passed since the last snapshot.
+// passed since the last snapshot, and, while the report shown does not
+// cover every frame read, until it does (publish starts its build in the
+// background, and a later publish shows it).
 func (l *loader) idle() time.Duration {
-	if int64(l.index.n) == l.prev.Progress.Frames {
+	n := int64(l.index.n)
+	if n == l.prev.Progress.Frames && n == l.prev.ReportFrames {
 		return 0
 	}
 	if wait := l.m.cfg.PublishEvery - time.Since(l.lastPub); wait > 0 {
@@ -146,6 +149,9 @@ func (l *loader) idle() time.Duration {
 	}
 	l.publish(false, false)
 	l.lastPub = time.Now()
+	if l.prev.ReportFrames != n {
+		return l.m.cfg.PublishEvery
+	}
 	return 0
 }
 

@@ -57,15 +57,18 @@ func TestStreamShowsFramesWhileWriterStalls(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		s := m.Snapshot()
-		if s.Progress.Frames == frames && s.Index.Len() == frames {
+		if s.Progress.Frames == frames && s.Index.Len() == frames && s.ReportFrames == frames {
 			if s.Progress.Done {
 				t.Fatal("loading done while the writer is open")
+			}
+			if s.Report == nil || s.Report.Capture.Packets != frames {
+				t.Fatalf("the report of %d frames counts %+v", frames, s.Report)
 			}
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("not within 10 s (the writer is still open): the snapshot shows %d frames (index %d), want %d",
-				s.Progress.Frames, s.Index.Len(), frames)
+			t.Fatalf("not within 10 s (the writer is still open): the snapshot shows %d frames (index %d), "+
+				"its report %d, want %d", s.Progress.Frames, s.Index.Len(), s.ReportFrames, frames)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

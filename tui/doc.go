@@ -117,8 +117,9 @@
 // ends, the final report is built from the table itself and is exactly
 // what `rocetrace report` prints. When a pipe or FIFO waits for its writer,
 // the loader publishes what it has (engine.Config.Idle, at most every
-// PublishEvery), so a stalled `tcpdump -w - | rocetrace tui -` shows every
-// frame written so far.
+// PublishEvery), and again until the report shown covers every frame read,
+// so a stalled `tcpdump -w - | rocetrace tui -` shows every frame written
+// so far and its analysis.
 //
 // Opening: OpenContext opens the files before the UI starts, as report
 // does (engine.OpenContext): a signal while it waits (a FIFO with no

@@ -71,7 +71,7 @@ func (l *loader) readTo(ps []decode.Packet) {
 // pos) to the timelines, the per-flow rates, the PFC frame list and the
 // frames' flow ids.
 func (l *loader) frameSeries(ps []decode.Packet, fs []*flows.Flow, pos uint32) {
-	var ids [256]uint32 // the frames' flow index + 1, 0 none
+	ids := &l.ids
 	t := &l.tl
 	v := &t.tl.V
 	a := &t.acc

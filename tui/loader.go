@@ -51,6 +51,7 @@ type loader struct {
 	lastBuild  time.Time
 
 	frameEvents []FrameEvent // the frames that show events (Snapshot.FrameEvents)
+	ids         [256]uint32  // frameSeries' flow ids of the frames (index + 1, 0 none); a field: not zeroed a call
 
 	// Capture points (pointsmodel.go): nil without.
 	ps          *engine.Points
@@ -162,7 +163,8 @@ func (l *loader) indexFull() error {
 }
 
 // frame adds one frame, already analysed, to the index, the frames' flow
-// ids (frameflows.go) and the timelines.
+// ids (frameflows.go) and the timelines: observeBatch's work for a batch
+// of one (tests' exact publishing, live captures, capture points).
 func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	pos := uint32(l.index.n)
 	l.index.add(p.File, p.Offset)
@@ -170,33 +172,8 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
 	}
 	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
-
-	ts := p.TsNs
-	b := l.tl.bucket(ts)
-	l.tl.tl.EndNs = max(l.tl.tl.EndNs, ts)
-	v := &l.tl.tl.V
-	v[SeriesBytes][b] += int64(p.Len)
-	v[SeriesPackets][b]++
-	var id uint32 // the frame's flow index + 1, 0 none
-	switch p.Kind {
-	case decode.KindRoCE, decode.KindCNP:
-		if p.ECN == 3 && p.IPVersion != 0 {
-			v[SeriesCE][b]++
-		}
-		if p.Kind == decode.KindCNP {
-			v[SeriesCNP][b]++
-		}
-		if fl != nil {
-			i := fl.Index()
-			id = uint32(i) + 1
-			l.flows = max(l.flows, i+1)
-			l.tl.addFlowAt(i, b, int64(p.FrameLen))
-		}
-	case decode.KindPFC, decode.KindPause:
-		l.pfcFrames.add(pos)
-	case decode.KindOther:
-	}
-	l.frameFlows.add(id)
+	ps, fs := [1]decode.Packet{*p}, [1]*flows.Flow{fl}
+	l.frameSeries(ps[:], fs[:], pos)
 	l.tl.drainEarly()
 	if l.eng.Table().NumEvents() > l.nEvents {
 		l.newEvents()

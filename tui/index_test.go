@@ -172,14 +172,7 @@ func TestIndexBytesPerFrame(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	m, err := Open(Config{Paths: []string{path}, Decode: decode.Config{RoCEPort: 4791}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	m.Start(context.Background())
-	<-m.Done()
-	s := m.Snapshot()
+	m, s := load(t, Config{Paths: []string{path}, Decode: decode.Config{RoCEPort: 4791}})
 	n := int64(s.Index.Len())
 	if n < frames || s.Report == nil {
 		t.Fatalf("%d frames indexed", n)

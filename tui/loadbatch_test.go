@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -20,14 +19,8 @@ func loadAll(t *testing.T, paths []string, perFrame bool) *Snapshot {
 	if perFrame {
 		cfg.publishFrames = 1 << 40
 	}
-	m, err := Open(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	m.Start(context.Background())
-	<-m.Done()
-	return m.Snapshot()
+	_, s := load(t, cfg)
+	return s
 }
 
 // The batch path (observeBatch) indexes the frames as the per-frame path

@@ -67,6 +67,27 @@ func waitEnd(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer) int {
 	return 0
 }
 
+// tempFIFO makes a FIFO in a temporary directory (the test is skipped
+// where mkfifo fails) and returns its path.
+func tempFIFO(t *testing.T) string {
+	t.Helper()
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return fifo
+}
+
+// signalEnd sends sig to cmd's process and returns its exit status once it
+// ended (waitEnd).
+func signalEnd(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, stderr *syncBuffer) int {
+	t.Helper()
+	if err := syscall.Kill(cmd.Process.Pid, sig); err != nil {
+		t.Fatal(err)
+	}
+	return waitEnd(t, cmd, stderr)
+}
+
 // blockedInWait waits until every thread of the process pid sleeps in the
 // kernel (state S: blocked in an open, a read, a write, or idle), ten
 // looks in a row, so that the signal comes while rocetrace is blocked and
@@ -155,10 +176,7 @@ func TestSignalDuringBlockedRead(t *testing.T) {
 				pipeW = w
 				file, cmd.Stdin = "/dev/stdin", r
 			} else {
-				file = filepath.Join(t.TempDir(), "fifo")
-				if err := syscall.Mkfifo(file, 0o600); err != nil {
-					t.Skipf("mkfifo: %v", err)
-				}
+				file = tempFIFO(t)
 			}
 			cmd.Args = append(append([]string{bin}, tc.args...), file)
 			var stdout bytes.Buffer
@@ -181,10 +199,7 @@ func TestSignalDuringBlockedRead(t *testing.T) {
 				}
 			}
 			blockedInWait(t, cmd.Process.Pid)
-			if err := syscall.Kill(cmd.Process.Pid, tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			code := waitEnd(t, cmd, stderr)
+			code := signalEnd(t, cmd, tc.sig, stderr)
 			if code != tc.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr.String())
 			}
@@ -221,10 +236,7 @@ func TestSignalWatchdog(t *testing.T) {
 	}
 	w.Close()
 	blockedInWait(t, cmd.Process.Pid)
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := waitEnd(t, cmd, stderr); code != 143 {
+	if code := signalEnd(t, cmd, syscall.SIGTERM, stderr); code != 143 {
 		t.Errorf("exit %d, want 143 (stderr %q)", code, stderr.String())
 	}
 	if want := "rocetrace: interrupted by SIGTERM; did not stop within 1s: exiting\n"; stderr.String() != want {
@@ -251,10 +263,7 @@ func writeBigCapture(t *testing.T, path string) {
 // writes nothing and exits 130.
 func TestSignalExportFIFO(t *testing.T) {
 	bin := buildRocetrace(t)
-	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := tempFIFO(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "export", "-o", dir, fifo)
 	var stdout bytes.Buffer
@@ -264,10 +273,7 @@ func TestSignalExportFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	blockedInWait(t, cmd.Process.Pid)
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	if code := waitEnd(t, cmd, stderr); code != 130 {
+	if code := signalEnd(t, cmd, syscall.SIGINT, stderr); code != 130 {
 		t.Errorf("exit %d, want 130 (stderr %q)", code, stderr.String())
 	}
 	want := "rocetrace: export interrupted after 0 frames (" + fifo + ", byte offset 0); nothing written to " +
@@ -294,10 +300,7 @@ func TestSignalTUIOpen(t *testing.T) {
 		{syscall.SIGTERM, 143},
 	} {
 		t.Run(tc.sig.String(), func(t *testing.T) {
-			fifo := filepath.Join(t.TempDir(), "fifo")
-			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-				t.Skipf("mkfifo: %v", err)
-			}
+			fifo := tempFIFO(t)
 			cmd := exec.Command(bin, "tui", fifo)
 			var stdout bytes.Buffer
 			stderr := &syncBuffer{}
@@ -306,10 +309,7 @@ func TestSignalTUIOpen(t *testing.T) {
 				t.Fatal(err)
 			}
 			blockedInWait(t, cmd.Process.Pid)
-			if err := syscall.Kill(cmd.Process.Pid, tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			if code := waitEnd(t, cmd, stderr); code != tc.code {
+			if code := signalEnd(t, cmd, tc.sig, stderr); code != tc.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr.String())
 			}
 			if want := "rocetrace: interrupted after 0 frames (" + fifo + ", byte offset 0)\n"; stderr.String() != want {
@@ -364,10 +364,7 @@ func TestSignalWatchdogExportDone(t *testing.T) {
 	if got := expFiles(t, dir); len(got) != len(export.Tables) {
 		t.Fatalf("blocked with files %v: not after the renames", got)
 	}
-	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if code := waitEnd(t, cmd, stderr); code != 143 {
+	if code := signalEnd(t, cmd, syscall.SIGTERM, stderr); code != 143 {
 		t.Errorf("exit %d, want 143 (stderr %q)", code, stderr.String())
 	}
 	if want := "rocetrace: interrupted by SIGTERM; did not stop within 1s: exiting\n"; stderr.String() != want {

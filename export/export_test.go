@@ -340,19 +340,31 @@ func listDir(t *testing.T, dir string) []string {
 	return out
 }
 
-// exportAll runs a whole export of d into paths.
-func exportAll(t *testing.T, d *decoded, paths Paths, opts Options) ([]Written, error) {
+// createFed creates an export of d into paths and passes it every packet
+// of d: what is left is Finish or Abort. It returns Create's error.
+func createFed(t *testing.T, d *decoded, paths Paths, opts Options) (*Export, error) {
 	t.Helper()
 	e, err := Create(paths, []string{"c.pcap"}, opts)
 	if err != nil {
 		return nil, err
 	}
-	defer e.Abort()
 	for i := range d.packets {
 		if err := e.Packet(&d.packets[i], d.flows[i]); err != nil {
+			e.Abort()
 			t.Fatal(err)
 		}
 	}
+	return e, nil
+}
+
+// exportAll runs a whole export of d into paths.
+func exportAll(t *testing.T, d *decoded, paths Paths, opts Options) ([]Written, error) {
+	t.Helper()
+	e, err := createFed(t, d, paths, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer e.Abort()
 	r := testReport(d)
 	return e.Finish(context.Background(), &r)
 }
@@ -363,14 +375,9 @@ func TestExportFilesAndAtomicity(t *testing.T) {
 	paths := FilePaths(dir)
 
 	// Abort leaves nothing behind.
-	e, err := Create(paths, []string{"c.pcap"}, Options{})
+	e, err := createFed(t, d, paths, Options{})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for i := range d.packets {
-		if err := e.Packet(&d.packets[i], d.flows[i]); err != nil {
-			t.Fatal(err)
-		}
 	}
 	e.Abort()
 	if got := listDir(t, dir); len(got) != 0 {

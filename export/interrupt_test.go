@@ -40,14 +40,9 @@ func TestFinishInterrupted(t *testing.T) {
 	for n := range 12 {
 		dir := t.TempDir()
 		paths := FilePaths(dir)
-		e, err := Create(paths, []string{"c.pcap"}, Options{})
+		e, err := createFed(t, d, paths, Options{})
 		if err != nil {
 			t.Fatal(err)
-		}
-		for i := range d.packets {
-			if err := e.Packet(&d.packets[i], d.flows[i]); err != nil {
-				t.Fatal(err)
-			}
 		}
 		r := testReport(d)
 		ctx := &countdownCtx{Context: context.Background()}

@@ -54,16 +54,11 @@ func changed(got, want map[string]string) string {
 // ctx, and returns Finish's results.
 func finishForce(t *testing.T, d *decoded, dir string, ctx context.Context) ([]Written, error) {
 	t.Helper()
-	e, err := Create(FilePaths(dir), []string{"c.pcap"}, Options{Force: true})
+	e, err := createFed(t, d, FilePaths(dir), Options{Force: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Abort()
-	for i := range d.packets {
-		if err := e.Packet(&d.packets[i], d.flows[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
 	r := testReport(d)
 	return e.Finish(ctx, &r)
 }
@@ -167,16 +162,11 @@ func TestForceReplaceRenameFails(t *testing.T) {
 func TestRemoveTemps(t *testing.T) {
 	d := decodeCapture(t, synth.LossNAKReplay())
 	dir := t.TempDir()
-	e, err := Create(FilePaths(dir), []string{"c.pcap"}, Options{})
+	e, err := createFed(t, d, FilePaths(dir), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Abort()
-	for i := range d.packets {
-		if err := e.Packet(&d.packets[i], d.flows[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
 	// packets, latency and rates are open from Create on.
 	if got := listDir(t, dir); len(got) != 3 {
 		t.Fatalf("temporary files %v, want 3", got)

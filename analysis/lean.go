@@ -70,6 +70,43 @@ func (r *Report) AppendEvents(dst []EventReport, from, to int) []EventReport {
 	return dst
 }
 
+// rowCursor reads a report's rows in order, i = 0, 1, ...: from the
+// report's slice, or for a lean report built rowChunk at a time into a
+// reused buffer (AppendFlows, AppendEvents).
+type rowCursor[T any] struct {
+	all  []T                             // the rows of a report that is not lean
+	fill func(dst []T, from, to int) []T // a lean report's: its Append method
+	n    int                             // with fill: the number of rows
+	buf  []T
+}
+
+// at returns row i; after it, only rows i+1 on may be asked for.
+func (c *rowCursor[T]) at(i int) *T {
+	if c.fill == nil {
+		return &c.all[i]
+	}
+	if i%rowChunk == 0 {
+		c.buf = c.fill(c.buf[:0], i, min(i+rowChunk, c.n))
+	}
+	return &c.buf[i%rowChunk]
+}
+
+// flowCursor returns a rowCursor of r's flows.
+func (r *Report) flowCursor() rowCursor[FlowReport] {
+	if r.lean == nil {
+		return rowCursor[FlowReport]{all: r.Flows}
+	}
+	return rowCursor[FlowReport]{fill: r.AppendFlows, n: r.NumFlows()}
+}
+
+// eventCursor returns a rowCursor of r's events.
+func (r *Report) eventCursor() rowCursor[EventReport] {
+	if r.lean == nil {
+		return rowCursor[EventReport]{all: r.Events}
+	}
+	return rowCursor[EventReport]{fill: r.AppendEvents, n: r.NumEvents()}
+}
+
 // Materialize makes a lean report an ordinary one: it fills Flows and
 // Events from the table (what Build does without Options.Lean). Consumers
 // that index the rows (the text, HTML and CSV reports, capture points) call

@@ -434,35 +434,15 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw.member("capture", true)
 	jw.value(r.Capture)
 	jw.member("flows", false)
-	var fb []FlowReport // a lean report's rows, rowChunk at a time
-	nf := r.NumFlows()
-	jw.array(r.Flows == nil && r.lean == nil, nf, func(i int) {
-		var f *FlowReport
-		if r.lean == nil {
-			f = &r.Flows[i]
-		} else {
-			if i%rowChunk == 0 {
-				fb = r.AppendFlows(fb[:0], i, min(i+rowChunk, nf))
-			}
-			f = &fb[i%rowChunk]
-		}
-		jw.tmp = f.appendJSON(jw.tmp[:0], indent)
+	fc := r.flowCursor() // a lean report's rows, rowChunk at a time
+	jw.array(r.Flows == nil && r.lean == nil, r.NumFlows(), func(i int) {
+		jw.tmp = fc.at(i).appendJSON(jw.tmp[:0], indent)
 		jw.w.Write(jw.tmp)
 	})
 	jw.member("events", false)
-	var eb []EventReport
-	ne := r.NumEvents()
-	jw.array(r.Events == nil && r.lean == nil, ne, func(i int) {
-		var e *EventReport
-		if r.lean == nil {
-			e = &r.Events[i]
-		} else {
-			if i%rowChunk == 0 {
-				eb = r.AppendEvents(eb[:0], i, min(i+rowChunk, ne))
-			}
-			e = &eb[i%rowChunk]
-		}
-		jw.tmp = e.appendJSON(jw.tmp[:0], indent)
+	ec := r.eventCursor()
+	jw.array(r.Events == nil && r.lean == nil, r.NumEvents(), func(i int) {
+		jw.tmp = ec.at(i).appendJSON(jw.tmp[:0], indent)
 		jw.w.Write(jw.tmp)
 	})
 	jw.member("cnp_latency", false)

@@ -73,12 +73,9 @@ func ccMedianRates(r *Report, list []*FlowReport) map[string][2]int64 {
 	for _, f := range list {
 		byFlow[f.ID] = [2][]int64{}
 	}
-	var evs []EventReport
+	ec := r.eventCursor()
 	for i := range r.NumEvents() {
-		if i%rowChunk == 0 {
-			evs = r.AppendEvents(evs[:0], i, min(i+rowChunk, r.NumEvents()))
-		}
-		e := &evs[i%rowChunk]
+		e := ec.at(i)
 		if e.Kind != "cnp" || e.TargetFlow == nil || e.RateBeforeBps == nil || e.RateAfterBps == nil || *e.RateBeforeBps <= 0 {
 			continue
 		}

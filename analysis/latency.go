@@ -107,8 +107,9 @@ func addFlowLatency(fr *FlowReport, f *flows.Flow) {
 	}
 }
 
-// latencyCaveat is the one line the text report prints with latency.
-const latencyCaveat = "times are measured at the capture point: next to the requester ~ the round trip, next to the responder mostly the responder's own time"
+// LatencyCaveat is the one line the human reports (text, HTML) print with
+// latency: every time is measured between two frames at the capture point.
+const LatencyCaveat = "times are measured at the capture point: next to the requester ~ the round trip, next to the responder mostly the responder's own time"
 
 // responseLatency writes the Latency section of the text report.
 func (tx *textWriter) responseLatency(l LatencyReport) {
@@ -125,5 +126,5 @@ func (tx *textWriter) responseLatency(l LatencyReport) {
 		tx.ew.printf("  %-10s  %s: p50 %s  p99 %s  max %s\n", r.name, plural(r.s.Count, "sample"),
 			us(r.s.P50Ns), us(r.s.P99Ns), us(r.s.MaxNs))
 	}
-	tx.ew.printf("  (%s)\n", latencyCaveat)
+	tx.ew.printf("  (%s)\n", LatencyCaveat)
 }

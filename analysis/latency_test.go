@@ -49,7 +49,7 @@ func TestLatencyPercentiles(t *testing.T) {
 	for _, line := range []string{
 		"  ack         5 samples: p50 0.300 µs  p99 0.500 µs  max 0.500 µs\n",
 		"  read        no samples\n",
-		"  (" + latencyCaveat + ")\n",
+		"  (" + LatencyCaveat + ")\n",
 	} {
 		if !strings.Contains(b.String(), line) {
 			t.Errorf("text report lacks %q:\n%s", line, b.String())

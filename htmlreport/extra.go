@@ -214,6 +214,7 @@ func latencyCharts(r *analysis.Report, sets []LatencySet) []LineChart {
 		if s.Stride > 1 {
 			c.Note = "CDF drawn from 1 in " + units.Count(s.Stride) + " samples; p50/p99 over all " + units.Count(l.Count)
 		}
+		c.Note = join(c.Note, analysis.LatencyCaveat)
 		out = append(out, c)
 	}
 	return out

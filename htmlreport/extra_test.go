@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"strings"
 	"testing"
 
@@ -105,8 +106,38 @@ func TestLatencyCharts(t *testing.T) {
 	}
 	c := cs[0]
 	if c.Series[0].Name != "3,000 samples" || c.Marks[0].X != 2000 || c.Marks[1].X != 9000 ||
-		c.Note != "CDF drawn from 1 in 1,000 samples; p50/p99 over all 3,000" || !strings.HasPrefix(c.Title, "ACK latency") {
+		c.Note != "CDF drawn from 1 in 1,000 samples; p50/p99 over all 3,000; "+analysis.LatencyCaveat || !strings.HasPrefix(c.Title, "ACK latency") {
 		t.Errorf("chart %+v", c)
+	}
+}
+
+// TestLatencyCaveat: the contract's "the human report says so in one line
+// wherever it prints latency" holds for the HTML page too: every ACK/READ/
+// atomic latency plot's caption carries the capture-point caveat, with or
+// without a sampling note.
+func TestLatencyCaveat(t *testing.T) {
+	r := handReport()
+	r.Latency.Ack = analysis.LatencySummary{Count: 1, MinNs: 1000, P50Ns: 1000, P99Ns: 1000, MaxNs: 1000}
+	r.Latency.Read = analysis.LatencySummary{Count: 2, MinNs: 1000, P50Ns: 1000, P99Ns: 3000, MaxNs: 3000}
+	tests := []struct {
+		set  LatencySet
+		note string
+	}{
+		{LatencySet{Kind: "ack", Values: []int64{1000}, Stride: 1}, analysis.LatencyCaveat},
+		{LatencySet{Kind: "read", Values: []int64{1000}, Stride: 2}, "CDF drawn from 1 in 2 samples; p50/p99 over all 2; " + analysis.LatencyCaveat},
+	}
+	for _, tt := range tests {
+		cs := latencyCharts(r, []LatencySet{tt.set})
+		if len(cs) != 1 || cs[0].Note != tt.note {
+			t.Errorf("%s: charts %+v, want one with note %q", tt.set.Kind, cs, tt.note)
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteExtra(&b, r, &Extra{Latency: []LatencySet{tests[0].set}}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<figcaption>"+html.EscapeString(analysis.LatencyCaveat)+"</figcaption>") {
+		t.Errorf("page lacks the caveat caption:\n%s", b.String())
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 
 // Caps of the page's lists (the plots have theirs: MaxSeries, MaxLanes).
 const (
-	// MaxTableFlows caps the rows of the problem flows table.
+	// MaxTableFlows caps the rows of the flows table (problem flows first).
 	MaxTableFlows = 200
 	// MaxFindingsPerCode caps the findings listed under one code.
 	MaxFindingsPerCode = 10
@@ -157,9 +157,11 @@ func countCell(n int64) cell { return cell{units.Count(n), n} }
 // flowRows builds the table rows: the worst flows (at most MaxTableFlows),
 // and after them, in worst-first order, every other flow that named
 // names (the flows of the findings the page lists, so that each links to
-// its row); it returns the rows and the anchor of every flow listed, by
-// flow id.
-func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow, map[string]string) {
+// its row), then, while there are fewer than MaxTableFlows rows, the flows
+// without problems in the report's order; it returns the rows, the anchor
+// of every flow listed, by flow id, and how many flows without problems
+// are not listed.
+func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow, map[string]string, int) {
 	nf := map[string]int{}
 	for _, fd := range r.Findings {
 		if fd.Flow != nil {
@@ -167,12 +169,9 @@ func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow
 		}
 	}
 	anchors := map[string]string{}
-	rows := make([]flowRow, 0, min(len(worst), MaxTableFlows))
-	for rank, i := range worst {
+	rows := make([]flowRow, 0, min(len(r.Flows), MaxTableFlows))
+	add := func(i int) {
 		f := &r.Flows[i]
-		if rank >= MaxTableFlows && !named[f.ID] {
-			continue
-		}
 		a := "flow-" + strconv.Itoa(i)
 		anchors[f.ID] = a
 		dur := f.LastTsNs - f.FirstTsNs
@@ -182,7 +181,24 @@ func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow
 			countCell(f.RNRNAKs), countCell(f.ECNCE), countCell(f.CNPs), countCell(f.CNPsReceived),
 		}})
 	}
-	return rows, anchors
+	problem := make(map[int]bool, len(worst))
+	for rank, i := range worst {
+		problem[i] = true
+		if rank < MaxTableFlows || named[r.Flows[i].ID] {
+			add(i)
+		}
+	}
+	cleanLeft := 0
+	for i := range r.Flows {
+		switch {
+		case problem[i]:
+		case len(rows) < MaxTableFlows:
+			add(i)
+		default:
+			cleanLeft++
+		}
+	}
+	return rows, anchors, cleanLeft
 }
 
 // flowColumns are the headings of flowRow.Cells, in order.

@@ -1,7 +1,7 @@
 // Package htmlreport renders an analysis.Report as one self-contained HTML
 // page (`rocetrace report --html FILE`, docs/interface.md): the capture
 // summary, the findings rolled up by code (severity coloured, each linking
-// to its flow's row), the problem flows table, and plots with units on
+// to its flow's row), the flows table (problem flows first), and plots with units on
 // every axis. Everything is inline: CSS (with a print stylesheet), SVG, and
 // a few lines of script that sort the flows table (the page reads the same
 // without script: the table comes sorted worst first). A Content-Security-
@@ -62,7 +62,10 @@
 //   - Problem flows are the text report's (loss, replays, NAKs or
 //     congestion) plus every flow a finding names, ordered by WorstFlows;
 //     the table lists the MaxTableFlows worst and then every other flow a
-//     listed finding names, so that each listed finding links to its row.
+//     listed finding names, so that each listed finding links to its row;
+//     then, up to MaxTableFlows rows, the flows without problems in the
+//     report's order (the contract's "the flows table": a capture without
+//     problems still lists its flows).
 //   - Finding groups come in the Report's order (severity first), one per
 //     code.
 //   - The CE series is the rate windows' ecn_ce summed per bin (all flows);

@@ -41,7 +41,8 @@ type page struct {
 	Columns     []string
 	Rows        []flowRow
 	Problems    int
-	RowsLeft    int
+	RowsLeft    int // problem flows not listed
+	CleanLeft   int // flows without problems not listed
 	TotalFlow   int
 	Figures     []figure
 	// Capture points (report --point): the points and the hops table.
@@ -77,12 +78,13 @@ func build(r *analysis.Report, x *Extra) *page {
 	}
 	worst := WorstFlows(r)
 	groups := rollUp(r.Findings)
-	rows, anchors := flowRows(r, worst, namedFlows(groups))
+	rows, anchors, cleanLeft := flowRows(r, worst, namedFlows(groups))
 	link(groups, anchors)
 	p := &page{
 		Title: "rocetrace report: " + strings.Join(r.Capture.Files, ", "), Summary: summary(&r.Capture, r),
 		PFC: r.PFC, Groups: groups, Findings: len(r.Findings), FewFindings: len(r.Findings) <= fewFindings,
-		Columns: flowColumns, Rows: rows, Problems: len(worst), RowsLeft: len(worst) - len(rows),
+		Columns: flowColumns, Rows: rows, Problems: len(worst),
+		RowsLeft: len(worst) - (len(rows) - (len(r.Flows) - len(worst) - cleanLeft)), CleanLeft: cleanLeft,
 		TotalFlow: len(r.Flows),
 	}
 	if l := r.CNPLatency; l.Count > 0 {

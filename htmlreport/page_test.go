@@ -89,7 +89,7 @@ func TestWritePage(t *testing.T) {
 		"per 5 µs bin (count)", "time since the first frame (ms)",
 		// The pause lane.
 		"02:00:00:00:00:01 prio 3",
-		"Problem flows: 3 of 4",
+		"Flows: 4 (3 with problems, listed first)",
 		`<code>psn_gap_lossless</code> × 1`,
 	} {
 		if !strings.Contains(page, want) {
@@ -159,7 +159,7 @@ func TestPageBounded(t *testing.T) {
 		// Worst first is by missing PSNs (i%7; one warning each): the 200 rows are the flows
 		// i = 6, 13, ..., 1399 (i%7 = 6). The 10 listed psn_gap findings name flows 0..9: 6 is
 		// among the 200, the other 9 are added: 209 rows, 50,000 - 209 = 49,791 not listed.
-		"49791 more problem flows not listed",
+		"49791 more flows not listed (49791 with problems, 0 without)",
 		`<a href="#flow-0" class="mono">`, `<a href="#flow-9" class="mono">`,
 		"… and 49990 more",                   // 50,000 psn_gap findings, 10 listed
 		"84 more ports/priorities not drawn", // 100 - MaxLanes
@@ -189,5 +189,69 @@ func TestThroughputChart(t *testing.T) {
 	}
 	if c.Note != "3 more flows not drawn" {
 		t.Errorf("note %q", c.Note)
+	}
+}
+
+// TestFlowsTableEveryFlow: the contract's HTML report has "the flows table":
+// the problem flows worst first, then the other flows in the report's order,
+// at most MaxTableFlows rows in all; the line after the table counts the
+// flows left out, with and without problems. A capture without problems
+// lists its flows too.
+func TestFlowsTableEveryFlow(t *testing.T) {
+	clean := func(n int) []analysis.FlowReport {
+		var fs []analysis.FlowReport
+		for i := range n {
+			fs = append(fs, analysis.FlowReport{ID: fmt.Sprintf("f%d", i), Transport: "RC", Packets: 1})
+		}
+		return fs
+	}
+	tests := []struct {
+		name  string
+		flows []analysis.FlowReport
+		rows  []string // ids in table order (prefix when longer than listed)
+		n     int      // rows
+		want  []string
+		not   []string
+	}{
+		{"hand report", handReport().Flows, []string{"lossy", "ce", `x"><img src=http://evil/>`, "clean"}, 4,
+			[]string{"Flows: 4 (3 with problems, listed first)"}, []string{"not listed"}},
+		{"no problems", clean(3), []string{"f0", "f1", "f2"}, 3,
+			[]string{"Flows: 3 (0 with problems, listed first)"}, []string{"not listed", "none: no flow"}},
+		{"capped", append([]analysis.FlowReport{{ID: "bad", Transport: "RC", Packets: 1, PSNGaps: 1, MissingPSNs: 1}}, clean(250)...),
+			[]string{"bad", "f0", "f1"}, MaxTableFlows,
+			[]string{"Flows: 251 (1 with problems, listed first)", "51 more flows not listed (0 with problems, 51 without)"}, nil},
+		{"empty", nil, nil, 0, []string{"Flows: 0", "none: the capture has no RoCE flow"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &analysis.Report{Flows: tt.flows}
+			if tt.name == "hand report" {
+				r = handReport()
+			}
+			p := build(r, nil)
+			if len(p.Rows) != tt.n {
+				t.Fatalf("%d rows, want %d", len(p.Rows), tt.n)
+			}
+			for i, id := range tt.rows {
+				if p.Rows[i].ID != id {
+					t.Errorf("row %d is %q, want %q", i, p.Rows[i].ID, id)
+				}
+			}
+			var b bytes.Buffer
+			if err := Write(&b, r); err != nil {
+				t.Fatal(err)
+			}
+			page := b.String()
+			for _, w := range tt.want {
+				if !strings.Contains(page, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(page, w) {
+					t.Errorf("page has %q", w)
+				}
+			}
+		})
 	}
 }

@@ -198,11 +198,13 @@ func wiresharkFields() map[string]field {
 		"frame.len":    intF(func(p *decode.Packet) (uint64, bool) { return uint64(p.Len), true }),
 		"eth.src":      macF(func(p *decode.Packet, i int) ([6]byte, bool) { return p.SrcMAC, i == 0 && p.HasMAC }),
 		"eth.dst":      macF(func(p *decode.Packet, i int) ([6]byte, bool) { return p.DstMAC, i == 0 && p.HasMAC }),
+		// eth.addr's values come in the Ethernet header's order, as
+		// tshark lists them: the destination, then the source.
 		"eth.addr": macF(func(p *decode.Packet, i int) ([6]byte, bool) {
 			if i == 1 {
-				return p.DstMAC, p.HasMAC
+				return p.SrcMAC, p.HasMAC
 			}
-			return p.SrcMAC, i == 0 && p.HasMAC
+			return p.DstMAC, i == 0 && p.HasMAC
 		}),
 		"vlan.id":         vlan(false),
 		"vlan.priority":   vlan(true),

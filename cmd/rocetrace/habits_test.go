@@ -50,7 +50,7 @@ func TestFieldsWorkedByHand(t *testing.T) {
 		{"occurrence=l", []string{"packets", "-c", "1", "-T", "fields", "-E", "occurrence=l", "-e", "ip.addr", "-e", "udp.port", loss},
 			"10.0.0.2\t4791\n"},
 		{"occurrence=f, aggregator", []string{"packets", "-c", "1", "-T", "fields", "-E", "occurrence=f", "-e", "ip.addr",
-			"-e", "eth.addr", loss}, "10.0.0.1\t02:00:00:00:00:01\n"},
+			"-e", "eth.addr", loss}, "10.0.0.1\t02:00:00:00:00:02\n"}, // eth.addr: destination first, as tshark
 		{"aggregator=/s, separator=/s", []string{"packets", "-c", "1", "-T", "fields", "-E", "aggregator=/s", "-E", "separator=/s",
 			"-e", "ip.addr", "-e", "kind", "-e", "flow", loss}, "10.0.0.1 10.0.0.2 roce 10.0.0.1>10.0.0.2:qp0x000022\n"},
 		// PFCPauseStorm frame 16: the first PFC frame (T0+5 ms), priority 3

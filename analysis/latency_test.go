@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,5 +202,54 @@ func TestSelectRank(t *testing.T) {
 	want := LatencySummary{Count: 9, MinNs: 0, P50Ns: 7, P99Ns: 1<<40 + 1, MaxNs: 1<<40 + 1}
 	if s != want {
 		t.Errorf("summary %+v, want %+v", s, want)
+	}
+}
+
+// TestReplayIdleSince pins idle_ns, since_original_ns and the
+// retransmission_timeout finding on two episodes, worked by hand:
+//   - WRITEs 10@0, 11@100, 12@200, replayed 10@10000, 11@10100, 12@10200
+//     (one episode of 3 packets: it ends when 13 passes the high-water mark
+//     12): idle 10000 - 200 = 9800 (the latest request before the replay,
+//     whatever its PSN), since_original 10000 - 0;
+//   - 13@20000, replayed at 30000: idle 10000, since_original 10000;
+//   - the finding: shortest idle 9800, k = 2 (4096·2^1 = 8192 < 9800 <=
+//     16384 = 4096·2^2).
+//
+// And a re-read inside a READ's range (PMTU 1024, READ 10 of 3000 B spans
+// 10..12, re-read from 11): PSN 11 was never a BTH PSN, so
+// since_original_ns is null; idle 5000 - 1000.
+func TestReplayIdleSince(t *testing.T) {
+	type ev struct{ psn, packets, idle, since int64 }
+	get := func(r Report) []ev {
+		var out []ev
+		for _, e := range r.Events {
+			if e.Kind != "retransmission" || e.AfterNAKNs != nil {
+				t.Fatalf("event %+v", e)
+			}
+			s := int64(-1)
+			if e.SinceOriginalNs != nil {
+				s = *e.SinceOriginalNs
+			}
+			out = append(out, ev{int64(*e.PSN), *e.Packets, *e.IdleNs, s})
+		}
+		return out
+	}
+	r := build(t, flows.Config{}, Options{}, wr(0, 0x11, 10), wr(100, 0x11, 11), wr(200, 0x11, 12),
+		wr(10_000, 0x11, 10), wr(10_100, 0x11, 11), wr(10_200, 0x11, 12), wr(20_000, 0x11, 13), wr(30_000, 0x11, 13))
+	if got, want := get(r), []ev{{10, 3, 9800, 10_000}, {13, 1, 10_000, 10_000}}; !slices.Equal(got, want) {
+		t.Errorf("events %+v, want %+v", got, want)
+	}
+	var f *Finding
+	for i := range r.Findings {
+		if r.Findings[i].Code == CodeRetransmissionTimeout {
+			f = &r.Findings[i]
+		}
+	}
+	if f == nil || *f.TimeoutK != 2 || *f.IdleNs != 9800 {
+		t.Errorf("finding %+v", f)
+	}
+	r = build(t, flows.Config{PMTU: 1024}, Options{}, readReq(1000, 0x11, 10, 3000), readReq(5000, 0x11, 11, 2000))
+	if got, want := get(r), []ev{{11, 1, 4000, -1}}; !slices.Equal(got, want) {
+		t.Errorf("re-read events %+v, want %+v", got, want)
 	}
 }

@@ -116,6 +116,33 @@ func TestLatencySamples(t *testing.T) {
 		{"response before request", Config{}, []*decode.Packet{
 			wr(2000, 0x11, 10), ack(1500, 0x22, 10), wr(2100, 0x11, 11), ack(2200, 0x22, 11),
 		}, []smp{{idAB11, "ack", 11, 2100, 2200}}},
+		// PSN wrap (serial arithmetic mod 2^24): WRITEs 0xFFFFFF at 1000
+		// and 0 at 1100; ACK 0 at 1200 is ahead of nothing yet: 1200 -
+		// 1100; ACK 0xFFFFFF at 1300 is behind 0: none; WRITE 1 at 1400,
+		// ACK 1 at 1500: 1500 - 1400.
+		{"ack across psn wrap", Config{}, []*decode.Packet{
+			wr(1000, 0x11, 0xFFFFFF), wr(1100, 0x11, 0), ack(1200, 0x22, 0), ack(1300, 0x22, 0xFFFFFF),
+			wr(1400, 0x11, 1), ack(1500, 0x22, 1),
+		}, []smp{{idAB11, "ack", 0, 1100, 1200}, {idAB11, "ack", 1, 1400, 1500}}},
+		// "An earlier ACK on F" is an ACK syndrome ACKNOWLEDGE only: the NAK
+		// naming 12 at 1200 does not raise the ACK high-water mark, so ACK
+		// 12 at 1300 gives 1300 - 1150.
+		{"nak is not an earlier ack", Config{}, []*decode.Packet{
+			wr(1000, 0x11, 10), ack(1050, 0x22, 10), wr(1100, 0x11, 11), wr(1150, 0x11, 12),
+			nak(1200, 0x22, 12, 0), ack(1300, 0x22, 12),
+		}, []smp{{idAB11, "ack", 10, 1000, 1050}, {idAB11, "ack", 12, 1150, 1300}}},
+		// Nor is a READ Response: READ 11 (one PSN) answered at 1100, then
+		// an ACK naming 10 at 1200 names 10 for the first time: 1200 - 1000.
+		{"read response is not an earlier ack", pmtu1024, []*decode.Packet{
+			wr(1000, 0x11, 10), read(1010, 0x11, 11, 100), resp(1100, 0x22, decode.OpReadResponseOnly, 11, 100),
+			ack(1200, 0x22, 10),
+		}, []smp{{idAB11, "read_first", 11, 1010, 1100}, {idAB11, "read", 11, 1010, 1100}, {idAB11, "ack", 10, 1000, 1200}}},
+		// The re-read rule applies to read_first too: the re-read from 11
+		// at 1050 comes before the First at 1100: no sample at all.
+		{"re-read before the first response", pmtu1024, []*decode.Packet{
+			read(1000, 0x11, 10, 3000), read(1050, 0x11, 11, 1976),
+			resp(1100, 0x22, decode.OpReadResponseFirst, 10, 1024), resp(1200, 0x22, decode.OpReadResponseLast, 12, 952),
+		}, nil},
 		// In timestamp order the ACK at 900 precedes every request: it
 		// pairs nothing and names 10 before the request exists; the ACK
 		// for 11 gives 1200 - 1100.

@@ -159,17 +159,17 @@ func countCell(n int64) cell { return cell{units.Count(n), n} }
 // names (the flows of the findings the page lists, so that each links to
 // its row), then, while there are fewer than MaxTableFlows rows, the flows
 // without problems in the report's order; it returns the rows, the anchor
-// of every flow listed, by flow id, and how many flows without problems
-// are not listed.
-func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow, map[string]string, int) {
+// of every flow listed, by flow id, and how many flows with and without
+// problems are not listed.
+func flowRows(r *analysis.Report, worst []int, named map[string]bool) (rows []flowRow, anchors map[string]string, problemsLeft, cleanLeft int) {
 	nf := map[string]int{}
 	for _, fd := range r.Findings {
 		if fd.Flow != nil {
 			nf[*fd.Flow]++
 		}
 	}
-	anchors := map[string]string{}
-	rows := make([]flowRow, 0, min(len(r.Flows), MaxTableFlows))
+	anchors = map[string]string{}
+	rows = make([]flowRow, 0, min(len(r.Flows), MaxTableFlows))
 	add := func(i int) {
 		f := &r.Flows[i]
 		a := "flow-" + strconv.Itoa(i)
@@ -186,9 +186,10 @@ func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow
 		problem[i] = true
 		if rank < MaxTableFlows || named[r.Flows[i].ID] {
 			add(i)
+		} else {
+			problemsLeft++
 		}
 	}
-	cleanLeft := 0
 	for i := range r.Flows {
 		switch {
 		case problem[i]:
@@ -198,7 +199,7 @@ func flowRows(r *analysis.Report, worst []int, named map[string]bool) ([]flowRow
 			cleanLeft++
 		}
 	}
-	return rows, anchors, cleanLeft
+	return rows, anchors, problemsLeft, cleanLeft
 }
 
 // flowColumns are the headings of flowRow.Cells, in order.

@@ -78,13 +78,12 @@ func build(r *analysis.Report, x *Extra) *page {
 	}
 	worst := WorstFlows(r)
 	groups := rollUp(r.Findings)
-	rows, anchors, cleanLeft := flowRows(r, worst, namedFlows(groups))
+	rows, anchors, problemsLeft, cleanLeft := flowRows(r, worst, namedFlows(groups))
 	link(groups, anchors)
 	p := &page{
 		Title: "rocetrace report: " + strings.Join(r.Capture.Files, ", "), Summary: summary(&r.Capture, r),
 		PFC: r.PFC, Groups: groups, Findings: len(r.Findings), FewFindings: len(r.Findings) <= fewFindings,
-		Columns: flowColumns, Rows: rows, Problems: len(worst),
-		RowsLeft: len(worst) - (len(rows) - (len(r.Flows) - len(worst) - cleanLeft)), CleanLeft: cleanLeft,
+		Columns: flowColumns, Rows: rows, Problems: len(worst), RowsLeft: problemsLeft, CleanLeft: cleanLeft,
 		TotalFlow: len(r.Flows),
 	}
 	if l := r.CNPLatency; l.Count > 0 {

@@ -57,7 +57,7 @@ func (st *chunkState) dictIndexes(dst, v []int32) (idx []int32, top int32, ok bo
 				return st.undoDict(dst, n0)
 			}
 		}
-		used[uint8(s-1)] = 1
+		used[s-1] = 1
 		dst[i] = int32(s) - 1
 	}
 	return dst, st.topUsed(), true

@@ -27,12 +27,8 @@ func (st *chunkState) dictIndexes(dst, v []int32) (idx []int32, top int32, ok bo
 		return dst[:0], 0, true
 	}
 	n0 := len(st.ivals)
-	// The leading run of v[0].
 	x0 := v[0]
-	i := 1
-	for i < len(v) && v[i] == x0 {
-		i++
-	}
+	i := runLen(v)
 	s0, ok := st.dictSlot(x0)
 	if !ok {
 		return st.undoDict(dst, n0)
@@ -45,23 +41,46 @@ func (st *chunkState) dictIndexes(dst, v []int32) (idx []int32, top int32, ok bo
 	for j := range dst[:i] {
 		dst[j] = int32(s0) - 1
 	}
+	// The rest: values are looked up masked to the domain, and checked
+	// against it once, after the loop (a value out of it makes the chunk
+	// fall back, whatever its lookup gave).
 	slot, used := st.islot, &st.used
-	for ; i < len(v); i++ {
-		u := uint32(v[i])
-		if u >= IntDictDomain {
-			return st.undoDict(dst, n0)
-		}
-		s := slot[u]
+	rest, out := v[i:], dst[i:]
+	out = out[:len(rest)]
+	var all uint32
+	for j, x := range rest {
+		u := uint32(x)
+		all |= u
+		s := slot[u&(IntDictDomain-1)]
 		if s == 0 {
-			if s, ok = st.dictSlot(v[i]); !ok {
+			if s, ok = st.dictSlot(x); !ok {
 				return st.undoDict(dst, n0)
 			}
 		}
-		used[s-1] = 1
-		dst[i] = int32(s) - 1
+		used[(s-1)&(IntDictMax-1)] = 1
+		out[j] = int32(s) - 1
+	}
+	if all >= IntDictDomain {
+		return st.undoDict(dst, n0)
 	}
 	return dst, st.topUsed(), true
 }
+
+// runLen returns the length of the run of v[0] that v (not empty) starts
+// with.
+func runLen(v []int32) int {
+	x0, r := v[0], v
+	for len(r) >= 4 && r[0] == x0 && r[1] == x0 && r[2] == x0 && r[3] == x0 {
+		r = r[4:]
+	}
+	for len(r) > 0 && r[0] == x0 {
+		r = r[1:]
+	}
+	return len(v) - len(r)
+}
+
+// IntDictMax is a power of two: dictIndexes masks indexes with it.
+const _ uint = -(IntDictMax & (IntDictMax - 1))
 
 // appendConstIndexes appends to dst the RLE/bit-packed hybrid encoding
 // of n (> 0) dictionary indexes that are all x, at bit width bits.Len(x):

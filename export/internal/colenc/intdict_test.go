@@ -32,6 +32,7 @@ func TestConstIndexes(t *testing.T) {
 	pages := [][]int32{
 		{5, 5, 5},          // one value: no indexes, top is its index
 		{5, 5, 9, 70000},   // out of the domain: falls back
+		{9, 1<<16 + 5},     // out of the domain, its lookup masked to 5's: falls back
 		{9, 3, 9, 3, 1, 5}, // 5 and 9 known, 3 and 1 new
 		{-1},               // out of the domain
 	}

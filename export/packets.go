@@ -277,6 +277,7 @@ func macIndex(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
 
 // macIndexMiss is macIndex's lookup in the dictionary (a function of its
 // own, so that macIndex's comparison inlines).
+//
 //go:noinline
 func macIndexMiss(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
 	i := d.index(mac)
@@ -293,6 +294,7 @@ func addrIndex(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
 }
 
 // addrIndexMiss is macIndexMiss for IP addresses.
+//
 //go:noinline
 func addrIndexMiss(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
 	i := d.index(a)

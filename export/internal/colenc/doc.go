@@ -17,6 +17,7 @@
 //	pages.go    the planes a page's rows are stored in (Pages), compaction
 //	encoder.go  the Encoder: from Pages to a page per column
 //	page.go     page encoding: levels, values, the zstd codec of the pages
+//	intdict.go  integer dictionaries (Column.IntDict): lookups, min and max
 //	stats.go    statistics: min and max of pages, string ranks
 //	chunk.go    column chunks, dictionary pages, page indexes
 //	footer.go   the file metadata and trailer

@@ -279,6 +279,14 @@ func compact[T any](v []T, n int, runs []run, pos []int32) []T {
 // countOnes returns the number of 1s in levels that are 0 or 1.
 func countOnes(d []uint8) int {
 	n := 0
+	for len(d) >= 32 {
+		// Four words summed lane by lane (at most 4 a byte: no carry),
+		// then the lanes (at most 32) summed into the top byte.
+		x := binary.LittleEndian.Uint64(d[0:8]) + binary.LittleEndian.Uint64(d[8:16]) +
+			binary.LittleEndian.Uint64(d[16:24]) + binary.LittleEndian.Uint64(d[24:32])
+		n += int((x * 0x0101010101010101) >> 56)
+		d = d[32:]
+	}
 	for len(d) >= 8 {
 		// The sum of the eight bytes (at most 8) ends in the top byte.
 		n += int((binary.LittleEndian.Uint64(d) * 0x0101010101010101) >> 56)

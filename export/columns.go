@@ -136,8 +136,11 @@ const req = colenc.Required
 // IntDict columns (few values: lengths, ports, header fields of a few
 // values, for which bit-packed indexes are a fraction of the PLAIN or
 // delta page, and leave the codec less to do) are dictionary-encoded while
-// their chunk's dictionary stays small. Not tried: PSNs, ICRCs, keys,
-// MSNs, CM ids (mostly distinct or wide values).
+// their chunk's dictionary holds at most colenc.IntDictMax (4096) values
+// below 65536: udp_sport and dst_qpn, one value per connection and
+// direction, stay dictionaries up to about 2000 connections a row group.
+// Not tried: PSNs, ICRCs, keys, MSNs, CM ids (mostly distinct or wide
+// values).
 func packetColumns() []colenc.Column {
 	return []colenc.Column{
 		{Name: "frame", Slot: i64Frame, Def: req, Delta: true},

@@ -272,6 +272,14 @@ func macIndex(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
 	if *idx >= 0 && *last == mac {
 		return *idx
 	}
+	return macIndexMiss(d, mac, last, idx)
+}
+
+// macIndexMiss is macIndex's lookup in the dictionary (a function of its
+// own, so that macIndex's comparison inlines).
+//
+//go:noinline
+func macIndexMiss(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
 	i := d.index(mac)
 	*last, *idx = mac, i
 	return i
@@ -282,6 +290,13 @@ func addrIndex(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
 	if *idx >= 0 && *last == a {
 		return *idx
 	}
+	return addrIndexMiss(d, a, last, idx)
+}
+
+// addrIndexMiss is macIndexMiss for IP addresses.
+//
+//go:noinline
+func addrIndexMiss(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
 	i := d.index(a)
 	*last, *idx = a, i
 	return i

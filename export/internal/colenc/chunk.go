@@ -34,6 +34,7 @@ type chunkState struct {
 	ivals    []int32
 	islot    *[IntDictDomain]uint16
 	fellBack bool
+	used     [IntDictMax]byte // entries a page refers to (dictIndexes, usedRange)
 }
 
 // appendPage appends a data page (header hb, levels, body) to the chunk,

@@ -58,16 +58,28 @@ func TestColumnHelpers(t *testing.T) {
 			if n != len(want) {
 				t.Fatalf("countOnes = %d, want %d", n, len(want))
 			}
-			// compact, both ways
-			e := &Encoder{nonNull: []int{n}, runs: make([][]run, 1), runsDone: make([]bool, 1)}
-			var runs []run
-			if n > 0 && n < len(def) {
-				runs = e.runsOf(0, def)
+			// findRuns, presentRows and compact, both ways
+			runs, _ := findRuns(nil, nil, def, len(def)+1)
+			pos := presentRows(nil, def)
+			var fromRuns []int32
+			for _, r := range runs {
+				for i := r.start; i < r.end; i++ {
+					fromRuns = append(fromRuns, i)
+				}
 			}
-			for _, rs := range [][]run{nil, runs} {
-				v := compact(slices.Clone(vals), def, n, rs)
+			if len(pos) != n || !slices.Equal(fromRuns, pos) {
+				t.Fatalf("findRuns %v / presentRows %v do not match the levels", runs, pos)
+			}
+			if few, many := findRuns(nil, nil, def, 1); len(runs) > 1 && (len(few) > 0 || !slices.Equal(many, pos)) {
+				t.Errorf("findRuns past its limit = %v, %v", few, many)
+			}
+			for _, way := range []struct {
+				runs []run
+				pos  []int32
+			}{{runs, nil}, {nil, pos}} {
+				v := compact(slices.Clone(vals), n, way.runs, way.pos)
 				if !slices.Equal(v, want) {
-					t.Errorf("compact (runs %v) = %v, want %v", rs != nil, v, want)
+					t.Errorf("compact (runs %v) = %v, want %v", way.runs != nil, v, want)
 				}
 			}
 			if len(want) == 0 {

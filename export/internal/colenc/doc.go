@@ -17,6 +17,7 @@
 //	pages.go    the planes a page's rows are stored in (Pages), compaction
 //	encoder.go  the Encoder: from Pages to a page per column
 //	page.go     page encoding: levels, values, the zstd codec of the pages
+//	intdict.go  integer dictionaries (Column.IntDict): lookups, min and max
 //	stats.go    statistics: min and max of pages, string ranks
 //	chunk.go    column chunks, dictionary pages, page indexes
 //	footer.go   the file metadata and trailer
@@ -33,7 +34,7 @@
 // ports, QPN, opcode, DSCP/ECN/TTL, VLAN, P_Key, ...) are RLE_DICTIONARY
 // with a PLAIN dictionary page per column chunk, their values looked up in
 // a table indexed by value, while the chunk's dictionary holds at most
-// IntDictMax (256) values below IntDictDomain (65536); one more, or a
+// IntDictMax (4096) values below IntDictDomain (65536); one more, or a
 // wider value, and the rest of the chunk falls back (the dictionary page
 // keeps the values of the pages before). Other integers, and those of a
 // chunk that fell back, are PLAIN or DELTA_BINARY_PACKED, whichever is at

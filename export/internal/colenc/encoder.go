@@ -36,11 +36,12 @@ type Encoder struct {
 	// scratch buffers
 	levels, rep, lev, values, comp []byte
 	dict                           []byte
-	idx                            []int32  // an integer dictionary page's indexes
-	def                            [][]byte // encoded definition levels, by plane
-	defDone                        []bool   // def[plane] holds the current set's levels
-	nonNull                        []int    // present rows of each plane in the current set
-	runs                           [][]run  // runs of present rows (runsOf), by plane
+	idx                            []int32   // an integer dictionary page's indexes
+	def                            [][]byte  // encoded definition levels, by plane
+	defDone                        []bool    // def[plane] holds the current set's levels
+	nonNull                        []int     // present rows of each plane in the current set
+	runs                           [][]run   // runs of present rows (runsOf), by plane
+	pos                            [][]int32 // present rows, where they are too many runs (runsOf)
 	runsDone                       []bool
 	qdef, qrep                     []uint8 // the list column's levels
 	listDef, listRep               []uint8 // the levels of a present row of the list column
@@ -70,7 +71,7 @@ func NewEncoder(out io.Writer, l *Layout, codec compress.Codec) (*Encoder, error
 		out: out, layout: l, codec: codec, isComp: codec.CompressionCodec() != format.Uncompressed,
 		chunks: make([]chunkState, len(l.cols)),
 		def:    make([][]byte, nd), defDone: make([]bool, nd), nonNull: make([]int, nd),
-		runs: make([][]run, nd), runsDone: make([]bool, nd),
+		runs: make([][]run, nd), pos: make([][]int32, nd), runsDone: make([]bool, nd),
 	}
 	e.henc = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&e.hbuf))
 	e.idxEnc[0] = thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(&e.colIndex))

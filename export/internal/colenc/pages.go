@@ -115,17 +115,20 @@ func (e *Encoder) columnData(s *Pages, ci int) colData {
 		c.def = def
 		n = e.nonNull[spec.def]
 	}
-	var runs []run
+	var (
+		runs []run
+		pos  []int32
+	)
 	if spec.maxDef > 0 && n > 0 && n < rows {
-		runs = e.runsOf(spec.def, def)
+		runs, pos = e.runsOf(spec.def, def)
 	}
 	switch spec.typ {
 	case tInt32, tDict:
-		c.i32 = compact(s.i32[spec.slot][:rows], def, n, runs)
+		c.i32 = compact(s.i32[spec.slot][:rows], n, runs, pos)
 	case tInt64:
-		c.i64 = compact(s.i64[spec.slot][:rows], def, n, runs)
+		c.i64 = compact(s.i64[spec.slot][:rows], n, runs, pos)
 	case tBool:
-		c.b = compact(s.b[spec.slot][:rows], def, n, runs)
+		c.b = compact(s.b[spec.slot][:rows], n, runs, pos)
 	}
 	return c
 }
@@ -196,64 +199,79 @@ func (e *Encoder) setData(s *Pages, spec *colSpec) colData {
 // run is a range of rows [start, end) whose level is 1.
 type run struct{ start, end int32 }
 
-// runsOf returns the runs of present rows of def plane d, or nil when
-// they are too many and short for copying run by run to pay.
-func (e *Encoder) runsOf(d int, def []uint8) []run {
-	if e.runsDone[d] {
-		if len(e.runs[d]) == 0 { // too many (there is at least one)
-			return nil
-		}
-		return e.runs[d]
+// runsOf returns the runs of present rows of def plane d (some, not
+// all, present) or, when they are too many and short for copying run by
+// run to pay, the rows that are present, in order; computed once per
+// plane and set.
+func (e *Encoder) runsOf(d int, def []uint8) ([]run, []int32) {
+	if !e.runsDone[d] {
+		e.runsDone[d] = true
+		e.runs[d], e.pos[d] = findRuns(e.runs[d][:0], e.pos[d][:0], def, e.nonNull[d]/32+1)
 	}
-	e.runsDone[d] = true
-	rs := e.runs[d][:0]
-	limit := e.nonNull[d]/32 + 1
+	return e.runs[d], e.pos[d]
+}
+
+// findRuns appends to rs the runs of 1s in def, up to limit of them; past
+// that, it returns no runs and the positions of the 1s, appended to pos.
+// Runs are scanned eight levels at a time.
+func findRuns(rs []run, pos []int32, def []uint8, limit int) ([]run, []int32) {
+	const zeros, ones = 0, 0x0101010101010101
 	for i := 0; i < len(def); {
+		for i+8 <= len(def) && binary.LittleEndian.Uint64(def[i:]) == zeros {
+			i += 8
+		}
 		for i < len(def) && def[i] == 0 {
 			i++
 		}
 		j := i
+		for j+8 <= len(def) && binary.LittleEndian.Uint64(def[j:]) == ones {
+			j += 8
+		}
 		for j < len(def) && def[j] != 0 {
 			j++
 		}
 		if j > i {
 			if len(rs) == limit {
-				e.runs[d] = rs[:0]
-				return nil
+				return rs[:0], presentRows(pos, def)
 			}
 			rs = append(rs, run{int32(i), int32(j)})
 		}
 		i = j
 	}
-	e.runs[d] = rs
-	return rs
+	return rs, pos[:0]
 }
 
-// compact moves the values of the rows whose level is 1 to the front of v
-// and returns them, n of them: run by run if runs is set, else row by row.
-func compact[T any](v []T, def []uint8, n int, runs []run) []T {
+// presentRows appends to pos[:0] the rows whose level is 1.
+func presentRows(pos []int32, def []uint8) []int32 {
+	pos = slices.Grow(pos[:0], len(def))[:len(def)]
+	k := 0
+	for i, x := range def {
+		pos[k] = int32(i) // kept if present: no branch
+		k += int(x)
+	}
+	return pos[:k]
+}
+
+// compact moves the values of the present rows to the front of v and
+// returns them, n of them: run by run (runs), else by their positions
+// (pos).
+func compact[T any](v []T, n int, runs []run, pos []int32) []T {
 	switch {
 	case n == len(v):
 		return v
 	case n == 0:
 		return v[:0]
 	}
-	if runs != nil {
+	if len(runs) > 0 {
 		k := 0
 		for _, r := range runs {
 			k += copy(v[k:], v[r.start:r.end])
 		}
 		return v[:n]
 	}
-	// The rows before the first null stay where they are.
-	k := 0
-	for k < len(def) && def[k] != 0 {
-		k++
-	}
-	def = def[:len(v)]
-	for i := k + 1; i < len(def); i++ {
-		v[k] = v[i]
-		k += int(def[i])
+	// pos[k] >= k: each value moves down, after the ones it could overwrite.
+	for k, p := range pos[:n] {
+		v[k] = v[p]
 	}
 	return v[:n]
 }
@@ -261,6 +279,14 @@ func compact[T any](v []T, def []uint8, n int, runs []run) []T {
 // countOnes returns the number of 1s in levels that are 0 or 1.
 func countOnes(d []uint8) int {
 	n := 0
+	for len(d) >= 32 {
+		// Four words summed lane by lane (at most 4 a byte: no carry),
+		// then the lanes (at most 32) summed into the top byte.
+		x := binary.LittleEndian.Uint64(d[0:8]) + binary.LittleEndian.Uint64(d[8:16]) +
+			binary.LittleEndian.Uint64(d[16:24]) + binary.LittleEndian.Uint64(d[24:32])
+		n += int((x * 0x0101010101010101) >> 56)
+		d = d[32:]
+	}
 	for len(d) >= 8 {
 		// The sum of the eight bytes (at most 8) ends in the top byte.
 		n += int((binary.LittleEndian.Uint64(d) * 0x0101010101010101) >> 56)

@@ -115,3 +115,29 @@ func TestEndsWithin(t *testing.T) {
 		}
 	}
 }
+
+// While files load, publish copies the per-flow series at most every
+// flowsEvery, and at once after the grid widened or for the final
+// snapshot.
+func TestFlowsDue(t *testing.T) {
+	l := &loader{m: &Model{}}
+	l.tl.tl.WidthNs = 1000
+	if !l.flowsDue(false) {
+		t.Fatal("first copy not due")
+	}
+	l.flowsPub, l.flowsWidth = time.Now(), 1000
+	if l.flowsDue(false) {
+		t.Error("due again at once")
+	}
+	if !l.flowsDue(true) {
+		t.Error("final snapshot not due")
+	}
+	l.tl.tl.WidthNs = 2000
+	if !l.flowsDue(false) {
+		t.Error("not due after the grid widened")
+	}
+	l.flowsWidth, l.flowsPub = 2000, time.Now().Add(-flowsEvery)
+	if !l.flowsDue(false) {
+		t.Error("not due after flowsEvery")
+	}
+}

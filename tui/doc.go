@@ -113,13 +113,16 @@
 // built every few hundred milliseconds from a copy of the flow table
 // (flows.Table.Clone), on another goroutine, so the overview, flows and
 // events fill in as the file is read; the interval adapts so that builds
-// (the copy included) take at most a sixteenth of the time. When loading
-// ends, the final report is built from the table itself and is exactly
-// what `rocetrace report` prints. When a pipe or FIFO waits for its writer,
-// the loader publishes what it has (engine.Config.Idle, at most every
-// PublishEvery), and again until the report shown covers every frame read,
-// so a stalled `tcpdump -w - | rocetrace tui -` shows every frame written
-// so far and its analysis.
+// (the copy included) take at most a sixteenth of the time, and none
+// starts when the files are expected to be read before that interval
+// passes (the final report comes first). When loading ends, the final
+// report is built from the table itself, beside an interim build still
+// running, and is exactly what `rocetrace report` prints. When a pipe or
+// FIFO waits for its writer, the loader publishes what it has
+// (engine.Config.Idle, at most every PublishEvery), and again until the
+// report shown covers every frame read, so a stalled
+// `tcpdump -w - | rocetrace tui -` shows every frame written so far and
+// its analysis.
 //
 // Opening: OpenContext opens the files before the UI starts, as report
 // does (engine.OpenContext): a signal while it waits (a FIFO with no

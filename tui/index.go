@@ -115,7 +115,7 @@ func (x *packetIndex) add(file int, off int64) {
 }
 
 // addBatch appends the frames of ps: add, with the one-file case written
-// out over the batch.
+// out a block at a time (addRun).
 func (x *packetIndex) addBatch(ps []decode.Packet) {
 	if x.nfiles > 1 {
 		for i := range ps {
@@ -123,19 +123,30 @@ func (x *packetIndex) addBatch(ps []decode.Packet) {
 		}
 		return
 	}
-	cur, w, n, last, step := x.cur, x.w, x.n, x.off, x.step
-	for i := range ps {
-		off := ps[i].Offset
-		if n&blockMask == 0 || uint64(off) > maxOffset {
-			x.w, x.n, x.off, x.step = w, n, last, step
-			x.addSlow(ps[i].File, off)
-			cur, w, n, last, step = x.cur, x.w, x.n, x.off, x.step
+	for len(ps) > 0 {
+		if x.n&blockMask == 0 {
+			x.addSlow(ps[0].File, ps[0].Offset)
+			ps = ps[1:]
 			continue
+		}
+		ps = ps[x.addRun(ps[:min(len(ps), blockLen-x.n&blockMask)]):]
+	}
+}
+
+// addRun appends frames of one file within the current block, none its
+// first, and returns how many: all of ps, or up to and including the first
+// offset past maxOffset (which addSlow takes).
+func (x *packetIndex) addRun(ps []decode.Packet) int {
+	cur, w, last, step := x.cur, x.w, x.off, x.step
+	i := 0
+	for ; i < len(ps); i++ {
+		off := ps[i].Offset
+		if uint64(off) > maxOffset {
+			break
 		}
 		s := off - last
 		d := s - step
 		last, step = off, s
-		n++
 		if z := uint64(d<<1) ^ uint64(d>>63); z < 0x80 {
 			cur[w] = byte(z)
 			w++
@@ -143,7 +154,12 @@ func (x *packetIndex) addBatch(ps []decode.Packet) {
 		}
 		w += binary.PutVarint(cur[w:], d)
 	}
-	x.w, x.n, x.off, x.step = w, n, last, step
+	x.w, x.n, x.off, x.step = w, x.n+i, last, step
+	if i < len(ps) {
+		x.addSlow(ps[i].File, ps[i].Offset)
+		i++
+	}
+	return i
 }
 
 // addSlow is add for a block's first frame, several files and offsets

@@ -80,6 +80,18 @@ func TestIndexRoundTrip(t *testing.T) {
 			}
 			check(x.view(), want)
 			check(early, want[:6_001])
+			// addBatch, in batches of random sizes, indexes as add does.
+			xb := newPacketIndex(tc.nfiles)
+			var ps []decode.Packet
+			for _, w := range want {
+				ps = append(ps, decode.Packet{File: w.file, Offset: w.off})
+			}
+			for len(ps) > 0 {
+				k := min(len(ps), 1+rng.IntN(300))
+				xb.addBatch(ps[:k])
+				ps = ps[k:]
+			}
+			check(xb.view(), want)
 		})
 	}
 }

@@ -35,11 +35,7 @@ func (l *loader) observeBatch(b *engine.Batch) error {
 	}
 	n0 := l.index.n
 	l.index.addBatch(ps)
-	for i, ev := range evs {
-		if ev != 0 {
-			l.frameEvents = append(l.frameEvents, FrameEvent{Pos: uint32(n0 + i), Events: ev})
-		}
-	}
+	l.addFrameEvents(evs, n0)
 	l.readTo(ps)
 	l.frameSeries(ps, fs, uint32(n0))
 	l.tl.drainEarly()
@@ -52,6 +48,28 @@ func (l *loader) observeBatch(b *engine.Batch) error {
 		return l.indexFull()
 	}
 	return nil
+}
+
+// addFrameEvents lists the frames of evs (the first at index position n0)
+// that show events, testing eight masks at a time: most frames show none.
+func (l *loader) addFrameEvents(evs []flows.EventMask, n0 int) {
+	i := 0
+	for ; i+8 <= len(evs); i += 8 {
+		e := evs[i : i+8 : i+8]
+		if e[0]|e[1]|e[2]|e[3]|e[4]|e[5]|e[6]|e[7] == 0 {
+			continue
+		}
+		for k, ev := range e {
+			if ev != 0 {
+				l.frameEvents = append(l.frameEvents, FrameEvent{Pos: uint32(n0 + i + k), Events: ev})
+			}
+		}
+	}
+	for ; i < len(evs); i++ {
+		if ev := evs[i]; ev != 0 {
+			l.frameEvents = append(l.frameEvents, FrameEvent{Pos: uint32(n0 + i), Events: ev})
+		}
+	}
 }
 
 // readTo records how far each file of ps was read.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
@@ -92,4 +93,51 @@ func idAt(x frameFlows, i int) uint32 {
 		return c.u32[i&idChunkMask]
 	}
 	return uint32(c.u16[i&idChunkMask])
+}
+
+// endsWithin extrapolates the load's speed so far; an unknown total or
+// nothing read yet never ends.
+func TestEndsWithin(t *testing.T) {
+	for _, c := range []struct {
+		elapsed     time.Duration
+		read, total int64
+		d           time.Duration
+		want        bool
+	}{
+		{time.Second, 90, 100, 200 * time.Millisecond, true},  // 0.11 s left
+		{time.Second, 50, 100, 200 * time.Millisecond, false}, // 1 s left
+		{time.Second, 0, 100, time.Hour, false},
+		{time.Second, 100, 0, time.Hour, false}, // a pipe: size unknown
+		{time.Second, 100, 100, time.Hour, false},
+	} {
+		if got := endsWithin(c.elapsed, c.read, c.total, c.d); got != c.want {
+			t.Errorf("endsWithin(%v, %d, %d, %v) = %v, want %v", c.elapsed, c.read, c.total, c.d, got, c.want)
+		}
+	}
+}
+
+// While files load, publish copies the per-flow series at most every
+// flowsEvery, and at once after the grid widened or for the final
+// snapshot.
+func TestFlowsDue(t *testing.T) {
+	l := &loader{m: &Model{}}
+	l.tl.tl.WidthNs = 1000
+	if !l.flowsDue(false) {
+		t.Fatal("first copy not due")
+	}
+	l.flowsPub, l.flowsWidth = time.Now(), 1000
+	if l.flowsDue(false) {
+		t.Error("due again at once")
+	}
+	if !l.flowsDue(true) {
+		t.Error("final snapshot not due")
+	}
+	l.tl.tl.WidthNs = 2000
+	if !l.flowsDue(false) {
+		t.Error("not due after the grid widened")
+	}
+	l.flowsWidth, l.flowsPub = 2000, time.Now().Add(-flowsEvery)
+	if !l.flowsDue(false) {
+		t.Error("not due after flowsEvery")
+	}
 }

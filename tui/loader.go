@@ -42,6 +42,8 @@ type loader struct {
 	started    time.Time
 	prev       *Snapshot
 	lastPub    time.Time
+	flowsPub   time.Time // when publish last copied the per-flow series (flowsDue)
+	flowsWidth int64     // the timeline's bucket width then
 
 	// Background report builds.
 	latest     atomic.Pointer[built]
@@ -107,8 +109,13 @@ func (l *loader) run(ctx context.Context) {
 		err = l.eng.RunBatches(ctx, l.m.in, l.observeBatch)
 	}
 	canceled := err != nil && err != errIndexFull && ctx.Err() != nil
-	l.buildWG.Wait()
+	if canceled {
+		l.buildWG.Wait() // its report stands in for the final one
+	}
+	// An interim build still running works on its own copy of the table:
+	// the final build runs beside it, on the core the pipeline left.
 	l.publish(true, canceled)
+	l.buildWG.Wait()
 }
 
 // observe indexes one frame of the files and publishes a snapshot when it
@@ -148,6 +155,7 @@ func (l *loader) idle() time.Duration {
 	if wait := l.m.cfg.PublishEvery - time.Since(l.lastPub); wait > 0 {
 		return wait
 	}
+	l.flowsPub = time.Time{} // the input waits: the per-flow series too are shown whole
 	l.publish(false, false)
 	l.lastPub = time.Now()
 	if l.prev.ReportFrames != n {
@@ -253,7 +261,7 @@ func (l *loader) publish(final, canceled bool) {
 		s.Report, s.FlowIndex, s.ReportFrames = &r, flowIndex(&r), int64(l.index.n)
 		s.Progress.Bytes = max(s.Progress.Bytes, m.totalBytes())
 	} else {
-		l.maybeBuild()
+		l.maybeBuild(bytesRead, s.Progress.TotalBytes)
 		if b := l.latest.Load(); b != nil {
 			s.Report, s.FlowIndex, s.ReportFrames = b.report, b.flowIndex, b.frames
 		} else {
@@ -262,11 +270,34 @@ func (l *loader) publish(final, canceled bool) {
 	}
 	l.publishPoints(s, final && !canceled)
 	s.Timeline = l.tl.tl
-	s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
-	s.FlowMarks = l.tl.publishMarks(l.prev.FlowMarks)
+	if l.flowsDue(final) {
+		s.FlowRates = l.tl.publishFlows(l.prev.FlowRates)
+		s.FlowMarks = l.tl.publishMarks(l.prev.FlowMarks)
+		l.flowsPub, l.flowsWidth = time.Now(), l.tl.tl.WidthNs
+	} else {
+		s.FlowRates, s.FlowMarks = l.prev.FlowRates, l.prev.FlowMarks
+	}
 	l.prev = s
 	m.cur.Store(s)
 	m.notifyUI()
+}
+
+// flowsEvery is the least time between two copies of the per-flow series
+// (FlowRates, FlowMarks) into the snapshots while files load: a copy is
+// 512 bytes a series, ~4 MB for the 2,000 flows of a bulk capture, and
+// copied every PublishEvery it was ~60 MB of garbage on 10M frames.
+const flowsEvery = time.Second
+
+// flowsDue reports whether publish copies the per-flow series: always for
+// the final snapshot, live captures and tests' exact publishing; while
+// files load, at most every flowsEvery (idle's snapshots always), and
+// whenever the grid widened since the last copy (a snapshot's series are
+// on its Timeline's grid).
+func (l *loader) flowsDue(final bool) bool {
+	if final || l.m.cfg.Live != nil || l.m.cfg.publishFrames > 0 || l.flowsWidth != l.tl.tl.WidthNs {
+		return true
+	}
+	return time.Since(l.flowsPub) >= flowsEvery
 }
 
 // buildSpacing is the least time between the starts of two interim report
@@ -277,8 +308,14 @@ func (l *loader) publish(final, canceled bool) {
 // CPU against ~4 s for the whole of `report`).
 const buildSpacing = 16
 
-// maybeBuild starts a background build of the report so far.
-func (l *loader) maybeBuild() {
+// maybeBuild starts a background build of the report so far, unless the
+// files (read bytes of total, 0: unknown) are expected to be read before
+// the spacing after it would pass: the final report then comes first, and
+// a build started near the end only takes from it the core it would have
+// (measured on 10M frames: one started at 96% of the file, slowed by the
+// pipeline it shares the cores with, ran 0.5 s, and the final build waited
+// for it).
+func (l *loader) maybeBuild(read, total int64) {
 	if l.index.n == 0 || l.building.Load() {
 		return
 	}
@@ -287,7 +324,8 @@ func (l *loader) maybeBuild() {
 		l.latest.Store(&built{report: &r, flowIndex: flowIndex(&r), frames: int64(l.index.n)})
 		return
 	}
-	if time.Since(l.lastBuild) < time.Duration(l.buildEvery.Load()) {
+	every := time.Duration(l.buildEvery.Load())
+	if time.Since(l.lastBuild) < every || endsWithin(time.Since(l.started), read, total, every) {
 		return
 	}
 	l.building.Store(true)
@@ -306,6 +344,16 @@ func (l *loader) maybeBuild() {
 		l.buildEvery.Store(max(int64(l.m.cfg.PublishEvery), buildSpacing*int64(time.Since(start))))
 		l.building.Store(false)
 	}()
+}
+
+// endsWithin reports whether a load that has read read bytes of total in
+// elapsed is expected to end within d, at the same speed.
+func endsWithin(elapsed time.Duration, read, total int64, d time.Duration) bool {
+	if read <= 0 || total <= read {
+		return false
+	}
+	left := float64(elapsed) * float64(total-read) / float64(read)
+	return left < float64(d)
 }
 
 // allErrors returns the inputs' errors (files that could not be opened,

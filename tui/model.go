@@ -85,9 +85,11 @@ type Snapshot struct {
 	Index        IndexView      // every frame read
 	PFCFrames    FrameList      // PFC and PAUSE frames (Index positions)
 	Timeline     Timeline
-	FlowRates    []*FlowRate // per flow; nil for flows past maxFlowRates
-	Errors       []error     // input errors so far: files that could not be opened, damage
-	LinkBps      int64       // link speed used for PFC quanta
+	// FlowRates (and FlowMarks) are on Timeline's grid; while files load
+	// they may be up to a second (flowsEvery) older than Timeline.
+	FlowRates []*FlowRate // per flow; nil for flows past maxFlowRates
+	Errors    []error     // input errors so far: files that could not be opened, damage
+	LinkBps   int64       // link speed used for PFC quanta
 	// Live capture: Live is set; Progress.Frames counts the frames
 	// captured, Done means the capture has stopped, KernelDrops is what
 	// the capture lost so far.

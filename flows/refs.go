@@ -1,0 +1,157 @@
+package flows
+
+import (
+	"encoding/binary"
+	"net/netip"
+
+	"github.com/rocetrace/rocetrace/decode"
+)
+
+// maxRefs bounds a Resolver: the flows first seen past it get no reference
+// (the table finds them by key, as without a Resolver). It keeps the
+// Resolver's memory (~90 bytes a flow with the table's side) to a few MB on
+// captures of millions of flows, where each frame's flow state is a cache
+// miss anyway.
+const maxRefs = 1 << 16
+
+// Resolver numbers the flows of the frames a pipeline decodes, on the
+// decoding goroutine, so that the table's goroutine finds a frame's flow by
+// its number (Table.ObserveFlowRef: one load from an array) instead of
+// probing its index and comparing the key: the flow table's goroutine is
+// the slower of the two on mirror captures, and the key compare loads a
+// line of the Flow that nothing else on that path needs. References are 1,
+// 2, ... in first-seen order of the keys; 0 is none. A Resolver has its own
+// copy of the keys, and is used from one goroutine (not the table's); make
+// it with Table.NewResolver.
+type Resolver struct {
+	slots []uint32 // reference of the key filed in each slot, 0: empty; len is a power of two, at most a quarter full
+	shift uint     // 64 - log2(len(slots)): a key's first slot is refHash >> shift
+	keys  []refKey // keys[r-1]: the key of reference r
+}
+
+// refKey is a Key as the Resolver compares it: the addresses and the rest
+// in one word (refMeta), which also tells the keys of a slot's neighbours
+// apart without loading their addresses, most of the time.
+type refKey struct {
+	meta     uint64
+	src, dst netip.Addr
+}
+
+// refMeta packs a key's parts other than the addresses (keyParts).
+func refMeta(dstQPN, srcQPN uint32, ud, hasSrcQPN bool) uint64 {
+	m := uint64(dstQPN) | uint64(srcQPN)<<24
+	if ud {
+		m |= 1 << 48
+	}
+	if hasSrcQPN {
+		m |= 1 << 49
+	}
+	return m
+}
+
+// refHash is the Resolver's hash of a key (multiplicative: the index takes
+// its top bits). It is cheaper than hashParts, which the Resolver computes
+// only for the frames it gives no reference.
+func refHash(src, dst *netip.Addr, meta uint64) uint64 {
+	var a, b uint64
+	if src.Is4() && dst.Is4() { // addrBits' short way, for both
+		s, d := src.As4(), dst.As4()
+		a, b = uint64(binary.BigEndian.Uint32(s[:])), uint64(binary.BigEndian.Uint32(d[:]))
+	} else {
+		a, b = addrBits(src), addrBits(dst)
+	}
+	return (meta ^ b*0x9E3779B97F4A7C15 ^ a) * 0xBF58476D1CE4E5B9
+}
+
+// NewResolver returns a Resolver whose references ObserveFlowRef takes
+// from now on; the references of an earlier Resolver are forgotten. Call it
+// on the table's goroutine, before the Resolver's goroutine starts.
+func (t *Table) NewResolver() *Resolver {
+	clear(t.refs)
+	t.refs = t.refs[:0]
+	return &Resolver{slots: make([]uint32, 256), shift: 64 - 8}
+}
+
+// Resolve returns p's flow reference, the same for every frame of the same
+// key (0: a frame of no flow, or of a key first seen after maxRefs others),
+// and for a frame of a flow but no reference FlowHash(p), else 0
+// (ObserveFlowRef wants the hash only when it has no reference).
+func (r *Resolver) Resolve(p *decode.Packet) (h uint64, ref uint32) {
+	dstQPN, srcQPN, ud, hasSrcQPN, ok := keyParts(p)
+	if !ok {
+		return 0, 0
+	}
+	meta := refMeta(dstQPN, srcQPN, ud, hasSrcQPN)
+	rh := refHash(&p.SrcIP, &p.DstIP, meta)
+	if ref = r.slots[rh>>r.shift&uint64(len(r.slots)-1)]; ref != 0 {
+		if k := &r.keys[ref-1]; k.meta == meta && k.src == p.SrcIP && k.dst == p.DstIP {
+			return 0, ref
+		}
+	}
+	if ref = r.resolveSlow(p, rh, meta); ref != 0 {
+		return 0, ref
+	}
+	return hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN), 0
+}
+
+// resolveSlow is Resolve past the key's first slot: the probe goes on, and
+// a key not found is added (while there is room).
+func (r *Resolver) resolveSlow(p *decode.Packet, rh, meta uint64) uint32 {
+	mask := uint64(len(r.slots) - 1)
+	i := rh >> r.shift & mask
+	for ; r.slots[i] != 0; i = (i + 1) & mask {
+		ref := r.slots[i]
+		if k := &r.keys[ref-1]; k.meta == meta && k.src == p.SrcIP && k.dst == p.DstIP {
+			return ref
+		}
+	}
+	if len(r.keys) >= maxRefs {
+		return 0
+	}
+	r.keys = append(r.keys, refKey{meta: meta, src: p.SrcIP, dst: p.DstIP})
+	ref := uint32(len(r.keys))
+	r.slots[i] = ref
+	if 4*len(r.keys) > len(r.slots) {
+		r.grow()
+	}
+	return ref
+}
+
+// grow doubles the index and files every key again.
+func (r *Resolver) grow() {
+	r.slots, r.shift = make([]uint32, 2*len(r.slots)), r.shift-1
+	mask := uint64(len(r.slots) - 1)
+	for j := range r.keys {
+		k := &r.keys[j]
+		i := refHash(&k.src, &k.dst, k.meta) >> r.shift & mask
+		for r.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		r.slots[i] = uint32(j + 1)
+	}
+}
+
+// ObserveFlowRef is ObserveFlowHash for a frame whose Resolver (the
+// table's latest, NewResolver) gave h and ref: a known reference finds the
+// flow without a lookup; 0 is no reference (the flow is looked up by key).
+func (t *Table) ObserveFlowRef(p *decode.Packet, h uint64, ref uint32) *Flow {
+	if ref == 0 || ref >= uint32(len(t.refs)) || t.refs[ref] == nil || p.Malformed {
+		f := t.ObserveFlowHash(p, h)
+		if f != nil && ref != 0 {
+			t.setRef(ref, f)
+		}
+		return f
+	}
+	f := t.refs[ref]
+	t.frameEvents, t.frameStart = 0, t.events.len()
+	t.observeFlow(f, p)
+	return f
+}
+
+// setRef records that reference ref is flow f.
+func (t *Table) setRef(ref uint32, f *Flow) {
+	for len(t.refs) <= int(ref) {
+		t.refs = append(t.refs, nil) // references come in order: amortised growth
+	}
+	t.refs[ref] = f
+}

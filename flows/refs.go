@@ -1,8 +1,8 @@
 package flows
 
 import (
-	"encoding/binary"
 	"net/netip"
+	"unsafe"
 
 	"github.com/rocetrace/rocetrace/decode"
 )
@@ -13,6 +13,11 @@ import (
 // captures of millions of flows, where each frame's flow state is a cache
 // miss anyway.
 const maxRefs = 1 << 16
+
+// refShift: a key's first slot in the Resolver's index is refHash's bits
+// from refShift up (the well-mixed high bits of a product; the index has at
+// most 4·maxRefs slots, 18 bits).
+const refShift = 40
 
 // Resolver numbers the flows of the frames a pipeline decodes, on the
 // decoding goroutine, so that the table's goroutine finds a frame's flow by
@@ -25,7 +30,6 @@ const maxRefs = 1 << 16
 // it with Table.NewResolver.
 type Resolver struct {
 	slots []uint32 // reference of the key filed in each slot, 0: empty; len is a power of two, at most a quarter full
-	shift uint     // 64 - log2(len(slots)): a key's first slot is refHash >> shift
 	keys  []refKey // keys[r-1]: the key of reference r
 }
 
@@ -50,17 +54,23 @@ func refMeta(dstQPN, srcQPN uint32, ud, hasSrcQPN bool) uint64 {
 }
 
 // refHash is the Resolver's hash of a key (multiplicative: the index takes
-// its top bits). It is cheaper than hashParts, which the Resolver computes
-// only for the frames it gives no reference.
+// its bits from refShift up), over the addresses' 128-bit values as net/netip holds
+// them (addrWords): cheaper than hashParts, which goes through As4 or As16
+// and which the Resolver computes only for the frames it gives no
+// reference. Keys compare with ==, so the hash is only ever a hint.
 func refHash(src, dst *netip.Addr, meta uint64) uint64 {
-	var a, b uint64
-	if src.Is4() && dst.Is4() { // addrBits' short way, for both
-		s, d := src.As4(), dst.As4()
-		a, b = uint64(binary.BigEndian.Uint32(s[:])), uint64(binary.BigEndian.Uint32(d[:]))
-	} else {
-		a, b = addrBits(src), addrBits(dst)
-	}
-	return (meta ^ b*0x9E3779B97F4A7C15 ^ a) * 0xBF58476D1CE4E5B9
+	sh, sl := addrWords(src)
+	dh, dl := addrWords(dst)
+	x := meta*0x9E3779B97F4A7C15 ^ dl*0xC2B2AE3D27D4EB4F ^ sl*0x94D049BB133111EB ^ dh ^ sh<<1
+	return x * 0xBF58476D1CE4E5B9
+}
+
+// addrWords returns the high and low 64 bits of a's 128-bit value, which a
+// netip.Addr holds first (TestAddrWords checks it; were it to change, the
+// hash would only be worse, never wrong).
+func addrWords(a *netip.Addr) (hi, lo uint64) {
+	w := (*[2]uint64)(unsafe.Pointer(a))
+	return w[0], w[1]
 }
 
 // NewResolver returns a Resolver whose references ObserveFlowRef takes
@@ -69,7 +79,7 @@ func refHash(src, dst *netip.Addr, meta uint64) uint64 {
 func (t *Table) NewResolver() *Resolver {
 	clear(t.refs)
 	t.refs = t.refs[:0]
-	return &Resolver{slots: make([]uint32, 256), shift: 64 - 8}
+	return &Resolver{slots: make([]uint32, 256)}
 }
 
 // Resolve returns p's flow reference, the same for every frame of the same
@@ -83,7 +93,7 @@ func (r *Resolver) Resolve(p *decode.Packet) (h uint64, ref uint32) {
 	}
 	meta := refMeta(dstQPN, srcQPN, ud, hasSrcQPN)
 	rh := refHash(&p.SrcIP, &p.DstIP, meta)
-	if ref = r.slots[rh>>r.shift&uint64(len(r.slots)-1)]; ref != 0 {
+	if ref = r.slots[rh>>refShift&uint64(len(r.slots)-1)]; ref != 0 {
 		if k := &r.keys[ref-1]; k.meta == meta && k.src == p.SrcIP && k.dst == p.DstIP {
 			return 0, ref
 		}
@@ -98,7 +108,7 @@ func (r *Resolver) Resolve(p *decode.Packet) (h uint64, ref uint32) {
 // a key not found is added (while there is room).
 func (r *Resolver) resolveSlow(p *decode.Packet, rh, meta uint64) uint32 {
 	mask := uint64(len(r.slots) - 1)
-	i := rh >> r.shift & mask
+	i := rh >> refShift & mask
 	for ; r.slots[i] != 0; i = (i + 1) & mask {
 		ref := r.slots[i]
 		if k := &r.keys[ref-1]; k.meta == meta && k.src == p.SrcIP && k.dst == p.DstIP {
@@ -119,11 +129,11 @@ func (r *Resolver) resolveSlow(p *decode.Packet, rh, meta uint64) uint32 {
 
 // grow doubles the index and files every key again.
 func (r *Resolver) grow() {
-	r.slots, r.shift = make([]uint32, 2*len(r.slots)), r.shift-1
+	r.slots = make([]uint32, 2*len(r.slots))
 	mask := uint64(len(r.slots) - 1)
 	for j := range r.keys {
 		k := &r.keys[j]
-		i := refHash(&k.src, &k.dst, k.meta) >> r.shift & mask
+		i := refHash(&k.src, &k.dst, k.meta) >> refShift & mask
 		for r.slots[i] != 0 {
 			i = (i + 1) & mask
 		}

@@ -90,3 +90,19 @@ func TestResolverFull(t *testing.T) {
 		t.Errorf("ObserveFlowRef without a reference = %v", f)
 	}
 }
+
+// addrWords reads the 128-bit value of a netip.Addr (the Resolver's hash).
+func TestAddrWords(t *testing.T) {
+	for _, c := range []struct {
+		addr   string
+		hi, lo uint64
+	}{
+		{"0011:2233:4455:6677:8899:aabb:ccdd:eeff", 0x0011223344556677, 0x8899aabbccddeeff},
+		{"10.1.2.3", 0, 0x0000ffff0a010203},
+	} {
+		a := netip.MustParseAddr(c.addr)
+		if hi, lo := addrWords(&a); hi != c.hi || lo != c.lo {
+			t.Errorf("addrWords(%s) = %#x, %#x; want %#x, %#x", c.addr, hi, lo, c.hi, c.lo)
+		}
+	}
+}

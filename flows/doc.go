@@ -8,8 +8,8 @@
 //
 // A pipeline that decodes on another goroutine resolves there each frame's
 // flow to a reference (Table.NewResolver, Resolver.Resolve: a map of its
-// own from keys to 1, 2, ... in first-seen order, bounded at 65,536 keys,
-// about 70 bytes each), and observes with Table.ObserveFlowRef, which finds
+// own from keys to 1, 2, ... in first-seen order, bounded at 32,768 keys,
+// 64 to 128 bytes each), and observes with Table.ObserveFlowRef, which finds
 // a referenced flow with one load from an array (refs.go); the first frame
 // of a reference, and frames without one, are looked up by key.
 //

@@ -9,14 +9,14 @@ import (
 
 // maxRefs bounds a Resolver: the flows first seen past it get no reference
 // (the table finds them by key, as without a Resolver). It keeps the
-// Resolver's memory (~90 bytes a flow with the table's side) to a few MB on
-// captures of millions of flows, where each frame's flow state is a cache
-// miss anyway.
-const maxRefs = 1 << 16
+// Resolver's index to at most 4 MiB (64 bytes a slot, at most half full)
+// on captures of many flows, where each frame's flow state is a cache miss
+// anyway.
+const maxRefs = 1 << 15
 
 // refShift: a key's first slot in the Resolver's index is refHash's bits
 // from refShift up (the well-mixed high bits of a product; the index has at
-// most 4·maxRefs slots, 18 bits).
+// most 2·maxRefs slots, 16 bits).
 const refShift = 40
 
 // Resolver numbers the flows of the frames a pipeline decodes, on the
@@ -29,16 +29,21 @@ const refShift = 40
 // copy of the keys, and is used from one goroutine (not the table's); make
 // it with Table.NewResolver.
 type Resolver struct {
-	slots []uint32 // reference of the key filed in each slot, 0: empty; len is a power of two, at most a quarter full
-	keys  []refKey // keys[r-1]: the key of reference r
+	// slots is an open-addressing index (linear probing; len a power of
+	// two, at most half full) that holds the keys themselves: a frame's
+	// lookup loads one cache line, not a slot and then its key (two
+	// dependent misses: the producer streams the capture and the packets
+	// through its caches between two frames of a flow).
+	slots []refSlot
+	n     int // keys filed (the latest reference)
 }
 
-// refKey is a Key as the Resolver compares it: the addresses and the rest
-// in one word (refMeta), which also tells the keys of a slot's neighbours
-// apart without loading their addresses, most of the time.
-type refKey struct {
+// refSlot is a key as the Resolver compares it (the addresses, and the rest
+// in one word: refMeta) and its reference (0: an empty slot). 64 bytes.
+type refSlot struct {
 	meta     uint64
 	src, dst netip.Addr
+	ref      uint32
 }
 
 // refMeta packs a key's parts other than the addresses (keyParts).
@@ -54,10 +59,11 @@ func refMeta(dstQPN, srcQPN uint32, ud, hasSrcQPN bool) uint64 {
 }
 
 // refHash is the Resolver's hash of a key (multiplicative: the index takes
-// its bits from refShift up), over the addresses' 128-bit values as net/netip holds
-// them (addrWords): cheaper than hashParts, which goes through As4 or As16
-// and which the Resolver computes only for the frames it gives no
-// reference. Keys compare with ==, so the hash is only ever a hint.
+// its bits from refShift up), over the addresses' 128-bit values as
+// net/netip holds them (addrWords): cheaper than hashParts, which goes
+// through As4 or As16 and which the Resolver computes only for the frames
+// it gives no reference. Keys compare with ==, so the hash is only ever a
+// hint.
 func refHash(src, dst *netip.Addr, meta uint64) uint64 {
 	sh, sl := addrWords(src)
 	dh, dl := addrWords(dst)
@@ -79,7 +85,7 @@ func addrWords(a *netip.Addr) (hi, lo uint64) {
 func (t *Table) NewResolver() *Resolver {
 	clear(t.refs)
 	t.refs = t.refs[:0]
-	return &Resolver{slots: make([]uint32, 256)}
+	return &Resolver{slots: make([]refSlot, 64)}
 }
 
 // Resolve returns p's flow reference, the same for every frame of the same
@@ -93,10 +99,8 @@ func (r *Resolver) Resolve(p *decode.Packet) (h uint64, ref uint32) {
 	}
 	meta := refMeta(dstQPN, srcQPN, ud, hasSrcQPN)
 	rh := refHash(&p.SrcIP, &p.DstIP, meta)
-	if ref = r.slots[rh>>refShift&uint64(len(r.slots)-1)]; ref != 0 {
-		if k := &r.keys[ref-1]; k.meta == meta && k.src == p.SrcIP && k.dst == p.DstIP {
-			return 0, ref
-		}
+	if s := &r.slots[rh>>refShift&uint64(len(r.slots)-1)]; s.meta == meta && s.ref != 0 && s.src == p.SrcIP && s.dst == p.DstIP {
+		return 0, s.ref
 	}
 	if ref = r.resolveSlow(p, rh, meta); ref != 0 {
 		return 0, ref
@@ -109,35 +113,37 @@ func (r *Resolver) Resolve(p *decode.Packet) (h uint64, ref uint32) {
 func (r *Resolver) resolveSlow(p *decode.Packet, rh, meta uint64) uint32 {
 	mask := uint64(len(r.slots) - 1)
 	i := rh >> refShift & mask
-	for ; r.slots[i] != 0; i = (i + 1) & mask {
-		ref := r.slots[i]
-		if k := &r.keys[ref-1]; k.meta == meta && k.src == p.SrcIP && k.dst == p.DstIP {
-			return ref
+	for ; r.slots[i].ref != 0; i = (i + 1) & mask {
+		if s := &r.slots[i]; s.meta == meta && s.src == p.SrcIP && s.dst == p.DstIP {
+			return s.ref
 		}
 	}
-	if len(r.keys) >= maxRefs {
+	if r.n >= maxRefs {
 		return 0
 	}
-	r.keys = append(r.keys, refKey{meta: meta, src: p.SrcIP, dst: p.DstIP})
-	ref := uint32(len(r.keys))
-	r.slots[i] = ref
-	if 4*len(r.keys) > len(r.slots) {
+	r.n++
+	r.slots[i] = refSlot{meta: meta, src: p.SrcIP, dst: p.DstIP, ref: uint32(r.n)}
+	if 2*r.n > len(r.slots) {
 		r.grow()
 	}
-	return ref
+	return uint32(r.n)
 }
 
 // grow doubles the index and files every key again.
 func (r *Resolver) grow() {
-	r.slots = make([]uint32, 2*len(r.slots))
+	old := r.slots
+	r.slots = make([]refSlot, 2*len(old))
 	mask := uint64(len(r.slots) - 1)
-	for j := range r.keys {
-		k := &r.keys[j]
-		i := refHash(&k.src, &k.dst, k.meta) >> refShift & mask
-		for r.slots[i] != 0 {
+	for j := range old {
+		s := &old[j]
+		if s.ref == 0 {
+			continue
+		}
+		i := refHash(&s.src, &s.dst, s.meta) >> refShift & mask
+		for r.slots[i].ref != 0 {
 			i = (i + 1) & mask
 		}
-		r.slots[i] = uint32(j + 1)
+		r.slots[i] = *s
 	}
 }
 

@@ -71,8 +71,8 @@ func TestResolver(t *testing.T) {
 	}
 }
 
-// Past maxRefs keys, a Resolver gives no reference but FlowHash, and the
-// table finds the flow by key.
+// Past maxRefs keys, a Resolver gives no reference but FlowHash, to any
+// frame, and the table finds the flow by key.
 func TestResolverFull(t *testing.T) {
 	tb := NewTable(Config{})
 	res := tb.NewResolver()
@@ -85,6 +85,10 @@ func TestResolverFull(t *testing.T) {
 	h, ref := res.Resolve(p)
 	if ref != 0 || h != FlowHash(p) {
 		t.Fatalf("Resolve past maxRefs = %#x, %d; want %#x, 0", h, ref, FlowHash(p))
+	}
+	known := wr(1, 0x10000, 1) // had reference 1: none any more
+	if h, ref := res.Resolve(known); ref != 0 || h != FlowHash(known) {
+		t.Fatalf("Resolve of a known key once full = %#x, %d; want %#x, 0", h, ref, FlowHash(known))
 	}
 	if f := tb.ObserveFlowRef(p, h, ref); f == nil || f != tb.FlowOf(p) {
 		t.Errorf("ObserveFlowRef without a reference = %v", f)

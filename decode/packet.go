@@ -200,18 +200,16 @@ type MACControlFields struct {
 // optional parts are present.
 type Packet struct {
 	// The fields are ordered so that those the analysis reads for every
-	// frame (the flow table and the capture counters) fill the first 128
-	// bytes, two cache lines; the rest follows. A pipeline hands packets
-	// from one core to another, and every line read there is a line moved
-	// between caches. (The addresses come later: a pipeline's flow table
-	// finds a frame's flow by the reference its producer resolved,
-	// flows.Resolver, without reading them.)
+	// frame (flows and the capture counters), and those a pipeline's
+	// consumer writes (the ICRC check's), share the first four cache
+	// lines; the rest follows. A pipeline hands packets from one core to
+	// another, and every line read there is a line moved between caches.
 
-	TsNs       int64 // capture timestamp, nanoseconds since the Unix epoch
-	Len        int   // wire length of the captured record
-	CapLen     int   // captured length of the record
-	FrameLen   int   // wire length of the analysed (inner, for mirrors) Ethernet frame
-	PayloadLen int   // RDMA payload length implied by the UDP length (headers, pad and ICRC excluded), valid when HasPayloadLen
+	File   int    // index of the capture file in the input list
+	Frame  uint64 // 1-based record number within its file
+	TsNs   int64  // capture timestamp, nanoseconds since the Unix epoch
+	Len    int    // wire length of the captured record
+	CapLen int    // captured length of the record
 
 	Kind       Kind
 	Truncated  bool // CapLen < Len
@@ -222,36 +220,40 @@ type Packet struct {
 	DSCP       uint8
 	ECN        uint8
 
-	SrcPort       uint16
-	HasBTH        bool
+	FrameLen int // wire length of the analysed (inner, for mirrors) Ethernet frame
+	SrcMAC   [6]byte
+	SrcPort  uint16
+	SrcIP    netip.Addr
+	DstIP    netip.Addr
+
+	HasBTH bool
+	Ext    Ext // extended headers decoded whole
+	BTH    BTHFields
+	RETH   RETHFields
+	AETH   AETHFields
+	DETH   DETHFields
+
+	// PayloadLen is the RDMA payload length implied by the UDP length
+	// (headers, pad and ICRC excluded), valid when HasPayloadLen.
+	PayloadLen    int
 	HasPayloadLen bool
-	Ext           Ext    // extended headers decoded whole
-	VLANID        uint16 // outermost tag's VID
-	BTH           BTHFields
-	AETH          AETHFields
+	// VLAN2TCI is the second tag's TCI (PCP, DEI, VID) when VLANCount >= 2
+	// (in a hole of the layout: the display filter's vlan.id matches any tag).
+	VLAN2TCI uint16
+
 	// CM is the connection-manager message a UD SEND to QP1 carries (a
 	// MAD of management class 0x07), when its fixed fields were captured.
-	CM   CMFields
-	RETH RETHFields
-	DETH DETHFields
+	CM CMFields
 
 	ICRC uint32 // as stored on the wire (little-endian), valid when ICRCStatus.Checked()
-	// VLAN2TCI is the second tag's TCI (PCP, DEI, VID) when VLANCount >= 2
-	// (the display filter's vlan.id matches any tag).
-	VLAN2TCI uint16
-	Encap    Encap
-	HasMAC   bool
-
-	File  int    // index of the capture file in the input list
-	Frame uint64 // 1-based record number within its file
-	SrcIP netip.Addr
-	DstIP netip.Addr
 
 	Offset  int64  // byte offset of the record in its file
 	Problem string // why Malformed, or "" (a constant string: no allocation)
+	Encap   Encap
 
-	SrcMAC    [6]byte
 	DstMAC    [6]byte
+	HasMAC    bool
+	VLANID    uint16 // outermost tag's VID
 	EtherType uint16 // after VLAN tags
 
 	IPVersion uint8 // 0 (none), 4 or 6
@@ -263,7 +265,7 @@ type Packet struct {
 	UDPLen  uint16
 
 	BTHCut   bool            // on the RoCE port, but the capture cut the frame inside the BTH
-	LinkType pcapio.LinkType // link type the frame was decoded from
+	LinkType pcapio.LinkType // link type the frame was decoded from (in a hole of the layout)
 
 	// The headers of one field each, and MAC Control's parameters, are
 	// embedded: their fields (AtomicAckOrig, Imm, IETHRKey, XRCSRQ,

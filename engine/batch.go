@@ -36,18 +36,18 @@ func (e *Engine) RunBatches(ctx context.Context, in *Inputs, obs BatchObserver) 
 		batch  Batch // reused: no allocation a batch
 	)
 	sctx := &stopContext{Context: ctx}
-	err := batches(sctx, in, e.cfg.Decode, e.resolver(), func(ps []decode.Packet, hs []uint64, rs []uint32) {
+	err := batches(sctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 		n := len(ps)
 		if e.cfg.Keep == nil && !e.cfg.NoFlows {
 			// Observe written out, as Run's report path.
 			fs, evs := fs[:n], evs[:n]
 			for i := range ps {
 				e.counter.Observe(&ps[i])
-				fs[i] = e.table.ObserveFlowRef(&ps[i], hs[i], rs[i])
+				fs[i] = e.table.ObserveFlowHash(&ps[i], hs[i])
 				evs[i] = e.table.FrameEvents()
 			}
 		} else {
-			n = e.keepBatch(ps, hs, rs, fs[:], evs[:])
+			n = e.keepBatch(ps, hs, fs[:], evs[:])
 		}
 		if obsErr != nil || n == 0 {
 			return
@@ -63,14 +63,14 @@ func (e *Engine) RunBatches(ctx context.Context, in *Inputs, obs BatchObserver) 
 	return err
 }
 
-// keepBatch observes the frames of ps (flow hashes hs, references rs) with the read filter
+// keepBatch observes the frames of ps (flow hashes hs) with the read filter
 // or without flows, moves the kept ones to the front of ps (the batch is
 // the consumer's until it is recycled) with their flows and events in fs
 // and evs, and returns how many were kept.
-func (e *Engine) keepBatch(ps []decode.Packet, hs []uint64, rs []uint32, fs []*flows.Flow, evs []flows.EventMask) int {
+func (e *Engine) keepBatch(ps []decode.Packet, hs []uint64, fs []*flows.Flow, evs []flows.EventMask) int {
 	n := 0
 	for i := range ps {
-		f, kept := e.observe(&ps[i], hs[i], rs[i])
+		f, kept := e.observe(&ps[i], hs[i])
 		if !kept {
 			continue
 		}

@@ -21,10 +21,9 @@
 // over in batches of 256 through a ring of 16 recycled batches (one
 // channel operation per batch, no allocation per frame); the calling
 // goroutine checks the ICRCs left to it, then observes. The helper also
-// resolves each packet's flow to a reference (flows.Resolver), which
-// Engine.Run hands to the flow table (Table.ObserveFlowRef: an array load
-// instead of a lookup by key): on mirror captures the observing goroutine
-// is the slower of the two. The result is the
+// computes each packet's flows.FlowHash, which Engine.Run hands to the
+// flow table (Table.ObserveFlowHash): on mirror captures the observing
+// goroutine is the slower of the two. The result is the
 // one a single loop over the records gives (TestPipelineMatchesSerial).
 // When a read of a pipe or FIFO would block, the batch so far goes over
 // part-full, and Config.Idle (a viewer's hook) is called once it is

@@ -83,11 +83,10 @@ func (e *Engine) Report(summary analysis.CaptureSummary, opts analysis.Options) 
 // Observe counts p and feeds it to the flow table, unless the read filter
 // drops it. It returns p's flow (nil for a frame of no flow) and whether p
 // was kept. It does not allocate for frames of known flows.
-func (e *Engine) Observe(p *decode.Packet) (*flows.Flow, bool) { return e.observe(p, 0, 0) }
+func (e *Engine) Observe(p *decode.Packet) (*flows.Flow, bool) { return e.observe(p, 0) }
 
-// observe is Observe for a frame whose flows.FlowHash is h (0: not known)
-// and whose reference from the table's Resolver is ref (0: none).
-func (e *Engine) observe(p *decode.Packet, h uint64, ref uint32) (*flows.Flow, bool) {
+// observe is Observe for a frame whose flows.FlowHash is h (0: not known).
+func (e *Engine) observe(p *decode.Packet, h uint64) (*flows.Flow, bool) {
 	if e.cfg.Keep != nil && !e.cfg.Keep(p) {
 		e.filtered++
 		return nil, false
@@ -96,16 +95,7 @@ func (e *Engine) observe(p *decode.Packet, h uint64, ref uint32) (*flows.Flow, b
 	if e.cfg.NoFlows {
 		return nil, true
 	}
-	return e.table.ObserveFlowRef(p, h, ref), true
-}
-
-// resolver returns a new Resolver of the flow table for a pipeline's
-// producer, or nil without flows.
-func (e *Engine) resolver() *flows.Resolver {
-	if e.cfg.NoFlows {
-		return nil
-	}
-	return e.table.NewResolver()
+	return e.table.ObserveFlowHash(p, h), true
 }
 
 // Observer sees every frame the engine keeps, after Observe, in capture
@@ -123,10 +113,10 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 	if obs == nil && e.cfg.Keep == nil && !e.cfg.NoFlows {
 		// report's path: Observe written out (it does not inline), one
 		// call less per frame.
-		return batches(ctx, in, e.cfg.Decode, e.table.NewResolver(), func(ps []decode.Packet, hs []uint64, rs []uint32) {
+		return batches(ctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 			for i := range ps {
 				e.counter.Observe(&ps[i])
-				e.table.ObserveFlowRef(&ps[i], hs[i], rs[i])
+				e.table.ObserveFlowHash(&ps[i], hs[i])
 			}
 		}, e.cfg.Idle)
 	}
@@ -135,10 +125,10 @@ func (e *Engine) Run(ctx context.Context, in *Inputs, obs Observer) error {
 	}
 	var obsErr error
 	sctx := &stopContext{Context: ctx}
-	err := batches(sctx, in, e.cfg.Decode, e.resolver(), func(ps []decode.Packet, hs []uint64, rs []uint32) {
+	err := batches(sctx, in, e.cfg.Decode, func(ps []decode.Packet, hs []uint64) {
 		for i := range ps {
 			p := &ps[i]
-			f, kept := e.observe(p, hs[i], rs[i])
+			f, kept := e.observe(p, hs[i])
 			if !kept || obsErr != nil {
 				continue
 			}

@@ -40,7 +40,6 @@ const (
 type packetBatch struct {
 	p    [pipelineBatch]decode.Packet
 	h    [pipelineBatch]uint64 // flows.FlowHash of each packet, computed by the producer
-	r    [pipelineBatch]uint32 // its flows.Resolver reference (0: none, or no Resolver)
 	n    int
 	icrc []pendingICRC // ICRC checks left to the consumer, in packet order
 	slab []byte        // the IP packets they cover, copied (unless the inputs are mapped)
@@ -90,17 +89,15 @@ func recvBatch(ch chan *packetBatch) (*packetBatch, bool) {
 // the batch so far is handed over part-full first: the frames read are
 // never held back waiting for more input.
 func Batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func([]decode.Packet)) error {
-	return batches(ctx, in, cfg, nil, func(ps []decode.Packet, _ []uint64, _ []uint32) { fn(ps) }, nil)
+	return batches(ctx, in, cfg, func(ps []decode.Packet, _ []uint64) { fn(ps) }, nil)
 }
 
 // batches is Batches, and passes fn each packet's flows.FlowHash too (hs[i]
-// for ps[i]) and, with a Resolver res (nil: none, rs[i] is 0), its flow
-// reference (rs[i], flows.Table.ObserveFlowRef), both computed on the
-// producer's goroutine: the flow table's goroutine is the slower of the
-// two on mirror captures; and calls idle (when set) after a batch handed
-// over because the input waits (see Config.Idle). res is used only on
-// the producer's goroutine.
-func batches(ctx context.Context, in *Inputs, cfg decode.Config, res *flows.Resolver, fn func(ps []decode.Packet, hs []uint64, rs []uint32), idle func() time.Duration) error {
+// for ps[i]), computed on the producer's goroutine: the flow table's
+// goroutine is the slower of the two on mirror captures; and calls idle
+// (when set) after a batch handed over because the input waits (see
+// Config.Idle).
+func batches(ctx context.Context, in *Inputs, cfg decode.Config, fn func(ps []decode.Packet, hs []uint64), idle func() time.Duration) error {
 	free := make(chan *packetBatch, pipelineRing)
 	full := make(chan *packetBatch, pipelineRing)
 	for range pipelineRing {
@@ -109,7 +106,7 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, res *flows.Reso
 	var err error
 	go func() {
 		defer close(full)
-		err = produce(ctx, in, cfg, res, free, full)
+		err = produce(ctx, in, cfg, free, full)
 	}()
 	check := decode.NewDecoder(cfg)
 	recycle := func(b *packetBatch) {
@@ -142,7 +139,7 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, res *flows.Reso
 				check.FinishICRC(&b.p[q.i], q.ip, q.udpOff)
 			}
 			cur, curI = nil, -1
-			fn(b.p[:b.n], b.h[:b.n], b.r[:b.n])
+			fn(b.p[:b.n], b.h[:b.n])
 			waits := b.idle && idle != nil
 			recycle(b)
 			b = nil
@@ -159,7 +156,7 @@ func batches(ctx context.Context, in *Inputs, cfg decode.Config, res *flows.Reso
 	}, in.readers...)
 	if ferr != nil {
 		if curI >= 0 {
-			fn(cur.p[:curI], cur.h[:curI], cur.r[:curI]) // their ICRCs are checked, and they no longer read the mapping
+			fn(cur.p[:curI], cur.h[:curI]) // their ICRCs are checked, and they no longer read the mapping
 			recycle(cur)
 		}
 		for b := range full { // let the producer finish
@@ -197,8 +194,8 @@ func awaitIdle(full chan *packetBatch, idle func() time.Duration) (*packetBatch,
 // of free and sends them on full, and returns in.Each's error. A batch
 // goes when full, or part-full when a read of a pipe or FIFO would block
 // (Inputs.onWait): regular files never wait, and the per-frame path has
-// no test for it. With a Resolver, it resolves each packet's flow reference.
-func produce(ctx context.Context, in *Inputs, cfg decode.Config, res *flows.Resolver, free, full chan *packetBatch) error {
+// no test for it.
+func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan *packetBatch) error {
 	mapped := in.Mapped()
 	dec := decode.NewDecoder(cfg)
 	b := <-free
@@ -229,11 +226,7 @@ func produce(ctx context.Context, in *Inputs, cfg decode.Config, res *flows.Reso
 			}
 			b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
 		}
-		if res != nil {
-			b.h[b.n], b.r[b.n] = res.Resolve(&b.p[b.n])
-		} else {
-			b.h[b.n] = flows.FlowHash(&b.p[b.n])
-		}
+		b.h[b.n] = flows.FlowHash(&b.p[b.n])
 		if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
 			full <- b
 			// Balance: leave the ICRCs of the next batch to the consumer

@@ -53,7 +53,7 @@ type PointObserver func(point int, p *decode.Packet, f *flows.Flow) error
 func (ps *Points) Run(ctx context.Context, in *Inputs, obs PointObserver) error {
 	var obsErr error
 	sctx := &stopContext{Context: ctx}
-	err := batches(sctx, in, ps.Engines[0].cfg.Decode, nil, func(batch []decode.Packet, _ []uint64, _ []uint32) {
+	err := batches(sctx, in, ps.Engines[0].cfg.Decode, func(batch []decode.Packet, _ []uint64) {
 		for i := range batch {
 			p := &batch[i]
 			pt := ps.pointOf[p.File]

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rocetrace/rocetrace/flows"
 	"golang.org/x/sys/unix"
 )
 
@@ -20,7 +19,7 @@ func threadCPUNs(b *testing.B) int64 {
 }
 
 // BenchmarkProduceFile measures the pipeline's producer (reading, decoding,
-// the flows.Resolver's hash and reference) alone over the capture named by $ROCETRACE_BENCH_FILE: produce
+// FlowHash) alone over the capture named by $ROCETRACE_BENCH_FILE: produce
 // runs on the benchmark's goroutine, locked to its thread, whose CPU time
 // it reports (producer-cpu-ns/frame: no other goroutine's work counts, not
 // even the kernel's on other threads). A light consumer reads the hot part
@@ -58,8 +57,7 @@ func BenchmarkProduceFile(b *testing.B) {
 			done <- n + s&1
 		}()
 		cpu0 := threadCPUNs(b)
-		res := flows.NewTable(testCfg.Flows).NewResolver()
-		err := produce(context.Background(), in, testCfg.Decode, res, free, full)
+		err := produce(context.Background(), in, testCfg.Decode, free, full)
 		cpu += threadCPUNs(b) - cpu0
 		close(full)
 		n := <-done

@@ -31,8 +31,6 @@ func (t *Table) Clone() *Table {
 
 		frameEvents: t.frameEvents,
 		frameStart:  t.frameStart,
-		// refs stays empty: the copy's frames, if any, are not the
-		// original's Resolver's (ObserveFlowRef finds them by key).
 	}
 	c.cfg.RateSink = nil // the copy's windows are not the capture's: only the original streams them
 	// Flows are numbered by their position in order, so a pointer maps to

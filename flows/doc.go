@@ -6,14 +6,6 @@
 // frames of known flows and PFC keys unless the frame produces an event;
 // memory grows with flows, events and PFC keys, never with packets.
 //
-// A pipeline that decodes on another goroutine resolves there each frame's
-// flow to a reference (Table.NewResolver, Resolver.Resolve: a map of its
-// own from keys to 1, 2, ... in first-seen order: 64-byte slots, at most
-// half full, so 128 to 256 bytes a key; at 32,768 keys it stops and drops
-// them), and observes with Table.ObserveFlowRef, which finds a referenced
-// flow with one load from an array (refs.go); the first frame of a
-// reference, and frames without one, are looked up by key.
-//
 // # Memory bounds
 //
 // A flow that saw one packet costs about 380 bytes (the Flow, its id and its

@@ -77,14 +77,12 @@ func BenchmarkStageFlowsWarm(b *testing.B) {
 
 // BenchmarkStageFlowsFeed measures the flow table as a pipeline feeds it,
 // a new table per pass over 500k frames (2000 flows; the packets do not fit
-// in a cache, as when they come from the other core): "hash" with each
-// frame's FlowHash (ObserveFlowHash), "ref" with its Resolver reference
-// (ObserveFlowRef), both computed beforehand, as the producer does.
+// in a cache, as when they come from the other core), with each frame's
+// FlowHash computed beforehand, as the producer does (ObserveFlowHash).
 func BenchmarkStageFlowsFeed(b *testing.B) {
 	const n = 500_000
 	ps := stagePackets(b, n, 128)
 	hs := make([]uint64, len(ps))
-	rs := make([]uint32, len(ps))
 	for i := range ps {
 		hs[i] = flows.FlowHash(&ps[i])
 	}
@@ -94,22 +92,6 @@ func BenchmarkStageFlowsFeed(b *testing.B) {
 			t := flows.NewTable(flows.Config{})
 			for i := range ps {
 				t.ObserveFlowHash(&ps[i], hs[i])
-			}
-		}
-		stagebench.PerFrame(b, len(ps), cpu0)
-	})
-	b.Run("ref", func(b *testing.B) {
-		cpu0 := stagebench.CPUNs()
-		for b.Loop() {
-			t := flows.NewTable(flows.Config{})
-			cpu1 := stagebench.CPUNs()
-			res := t.NewResolver()
-			for i := range ps {
-				hs[i], rs[i] = res.Resolve(&ps[i])
-			}
-			cpu0 += stagebench.CPUNs() - cpu1 // count the table's time only
-			for i := range ps {
-				t.ObserveFlowRef(&ps[i], hs[i], rs[i])
 			}
 		}
 		stagebench.PerFrame(b, len(ps), cpu0)

@@ -41,7 +41,6 @@ type Table struct {
 	cfg   Config
 	bps   int64
 	flows flowIndex // every flow by key
-	refs  []*Flow   // refs[r]: the flow of the latest Resolver's reference r, once observed (ObserveFlowRef)
 	order []*Flow
 	hosts map[uint64]*hostGroup // by hostPair.hash: every flow, grouped by its addresses
 

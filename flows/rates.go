@@ -99,10 +99,19 @@ func (t *Table) rateMove(f *Flow, ts int64) {
 	if start == r.start { // the last window of time, whose end saturated
 		return
 	}
-	now := f.rateCounts()
-	t.closeWindow(f, r, now)
+	t.closeWindow(f, r)
 	r.open(start, t.cfg.Bin)
-	r.base = now
+	r.setBase(f)
+}
+
+// setBase makes f's counters now the window's base, field by field: a
+// rateCounts built and copied whole costs store-forwarding stalls (wide
+// loads of the narrow stores that built it), and this runs at every
+// window's end of every flow.
+func (r *rateState) setBase(f *Flow) {
+	b := &r.base
+	b.packets, b.bytes, b.payload = f.Packets, f.Bytes, f.PayloadBytes
+	b.ce, b.cnps, b.cnpsRecv = f.ECNCE, f.CNPs, f.CNPsReceived
 }
 
 // nextWindowStart is windowStart(ts, w) for a ts at or past the end of
@@ -119,18 +128,18 @@ func nextWindowStart(r *rateState, ts, w int64) int64 {
 	return windowStart(ts, w)
 }
 
-// closeWindow ends f's current window, whose counters are now − r.base:
+// closeWindow ends f's current window, whose counters are f's now − r.base:
 // it updates the peak and hands the window to Config.RateSink.
-func (t *Table) closeWindow(f *Flow, r *rateState, now rateCounts) {
+func (t *Table) closeWindow(f *Flow, r *rateState) {
 	b := &r.base
-	r.peak = max(r.peak, now.bytes-b.bytes)
+	r.peak = max(r.peak, f.Bytes-b.bytes)
 	if t.cfg.RateSink == nil {
 		return
 	}
 	t.cfg.RateSink(RateWindow{
 		Flow: f, StartNs: r.start,
-		Packets: now.packets - b.packets, Bytes: now.bytes - b.bytes, PayloadBytes: now.payload - b.payload,
-		ECNCE: now.ce - b.ce, CNPs: now.cnps - b.cnps, CNPsReceived: now.cnpsRecv - b.cnpsRecv,
+		Packets: f.Packets - b.packets, Bytes: f.Bytes - b.bytes, PayloadBytes: f.PayloadBytes - b.payload,
+		ECNCE: f.ECNCE - b.ce, CNPs: f.CNPs - b.cnps, CNPsReceived: f.CNPsReceived - b.cnpsRecv,
 	})
 }
 
@@ -142,7 +151,7 @@ func (t *Table) finishRates() {
 	}
 	for _, f := range t.order {
 		if f.cold != nil && f.cold.rate.endB != 0 {
-			t.closeWindow(f, &f.cold.rate, f.rateCounts())
+			t.closeWindow(f, &f.cold.rate)
 			continue
 		}
 		c := f.rateCounts()

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -82,17 +80,7 @@ func TestFlowSeriesPerBucket(t *testing.T) {
 		{"many-flows", synth.BulkConfig{Frames: 60_000, QPs: 150, Snaplen: 128, Seed: 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "bulk.pcap")
-			f, err := os.Create(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := synth.WriteBulk(f, c.cfg); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
+			path := writeBulk(t, t.TempDir(), "bulk.pcap", c.cfg)
 			_, s := load(t, Config{Paths: []string{path}})
 			w := wantFlowSeries(t, path, s.Timeline)
 			if len(w.bytes) < 2*c.cfg.QPs || len(w.ack) == 0 || len(w.read) == 0 {

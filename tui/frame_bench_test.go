@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,26 +16,7 @@ import (
 // timelines) on 200k mirror-style frames of 1000 QPs, decoded and observed
 // once up front.
 func BenchmarkLoaderFrame(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "bulk.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := synth.WriteBulk(f, synth.BulkConfig{Frames: 200_000, Snaplen: 128, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	in := engine.Open([]string{path})
-	defer in.Close()
-	e := engine.New(engine.Config{Decode: decode.Config{RoCEPort: 4791}})
-	var ps []decode.Packet
-	var fs []*flows.Flow
-	if err := e.Run(context.Background(), in, func(p *decode.Packet, f *flows.Flow) error {
-		ps, fs = append(ps, *p), append(fs, f)
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	e, ps, fs, _ := decodedBulk(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -53,27 +32,7 @@ func BenchmarkLoaderFrame(b *testing.B) {
 // (observeBatch, 256 frames a call, as engine.RunBatches hands them over),
 // publishing nothing.
 func BenchmarkLoaderBatch(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "bulk.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := synth.WriteBulk(f, synth.BulkConfig{Frames: 200_000, Snaplen: 128, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	f.Close()
-	in := engine.Open([]string{path})
-	defer in.Close()
-	e := engine.New(engine.Config{Decode: decode.Config{RoCEPort: 4791}})
-	var ps []decode.Packet
-	var fs []*flows.Flow
-	var evs []flows.EventMask
-	if err := e.Run(context.Background(), in, func(p *decode.Packet, f *flows.Flow) error {
-		ps, fs, evs = append(ps, *p), append(fs, f), append(evs, e.Table().FrameEvents())
-		return nil
-	}); err != nil {
-		b.Fatal(err)
-	}
+	e, ps, fs, evs := decodedBulk(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
@@ -87,4 +46,25 @@ func BenchmarkLoaderBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ps)), "ns/frame")
+}
+
+// decodedBulk writes 200k mirror-style frames of 1000 QPs and runs them
+// through an engine once: the engine, and each frame's packet, flow and
+// events.
+func decodedBulk(b *testing.B) (*engine.Engine, []decode.Packet, []*flows.Flow, []flows.EventMask) {
+	b.Helper()
+	path := writeBulk(b, b.TempDir(), "bulk.pcap", synth.BulkConfig{Frames: 200_000, Snaplen: 128, Seed: 1})
+	in := engine.Open([]string{path})
+	defer in.Close()
+	e := engine.New(engine.Config{Decode: decode.Config{RoCEPort: 4791}})
+	var ps []decode.Packet
+	var fs []*flows.Flow
+	var evs []flows.EventMask
+	if err := e.Run(context.Background(), in, func(p *decode.Packet, f *flows.Flow) error {
+		ps, fs, evs = append(ps, *p), append(fs, f), append(evs, e.Table().FrameEvents())
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	return e, ps, fs, evs
 }

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -32,16 +30,7 @@ func TestLoadBatchMatchesPerFrame(t *testing.T) {
 	dir := t.TempDir()
 	var paths []string
 	for i, cfg := range []synth.BulkConfig{{Frames: 30_000, QPs: 40, Seed: 7}, {Frames: 20_000, QPs: 30, Seed: 8, Snaplen: 128}} {
-		p := filepath.Join(dir, "bulk"+string(rune('a'+i))+".pcap")
-		f, err := os.Create(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := synth.WriteBulk(f, cfg); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
-		paths = append(paths, p)
+		paths = append(paths, writeBulk(t, dir, "bulk"+string(rune('a'+i))+".pcap", cfg))
 	}
 	for _, ps := range [][]string{paths[:1], paths} {
 		a, b := loadAll(t, ps, true), loadAll(t, ps, false)

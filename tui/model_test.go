@@ -31,6 +31,24 @@ func load(t testing.TB, cfg Config) (*Model, *Snapshot) {
 	return m, m.Snapshot()
 }
 
+// writeBulk writes a synth.WriteBulk capture of cfg to dir/name and returns
+// its path.
+func writeBulk(t testing.TB, dir, name string, cfg synth.BulkConfig) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := synth.WriteBulk(f, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // reference analyses paths the way `rocetrace report` does.
 func reference(t testing.TB, paths []string) analysis.Report {
 	t.Helper()
@@ -151,15 +169,7 @@ func TestModelFinalSnapshot(t *testing.T) {
 // from a clone of the table: each equals the reference analysis of that
 // prefix of the capture, and the last one is the whole.
 func TestModelProgressiveSnapshots(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "bulk.pcap")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := synth.WriteBulk(f, synth.BulkConfig{Frames: 20000, QPs: 50, Seed: 7}); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := writeBulk(t, t.TempDir(), "bulk.pcap", synth.BulkConfig{Frames: 20000, QPs: 50, Seed: 7})
 	m, err := Open(Config{Paths: []string{path}, publishFrames: 5000})
 	if err != nil {
 		t.Fatal(err)

@@ -365,7 +365,7 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 		f.portsInfo = f.portsInfo&^(7<<portsTransportShift) | uint8(p.BTH.Opcode.Transport())<<portsTransportShift
 	}
 	f.DataPackets++
-	if f.nPorts() == 0 || f.port0 != p.SrcPort { // the usual case, the first port again, without a call
+	if f.nPorts() == 0 || f.port0 != p.SrcPort { // the usual case, the first port again, needs no call
 		f.addPort(p.SrcPort)
 	}
 	f.DSCPMask |= dscp
@@ -386,11 +386,11 @@ func (f *Flow) account(p *decode.Packet, isCNP bool) {
 	}
 }
 
+// addPort records a UDP source port of f that is not its first one
+// (account tests that): the first, the other distinct ones up to maxPorts
+// in rare, and portsMore past them.
 func (f *Flow) addPort(port uint16) {
 	n := f.nPorts()
-	if n > 0 && f.port0 == port {
-		return
-	}
 	if n == 0 {
 		f.port0 = port
 		f.portsInfo++

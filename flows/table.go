@@ -221,7 +221,7 @@ func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 		t.observeCNP(f, p)
 		return
 	}
-	if f.pmtu == 0 || f.peerState == peerPaired || t.pmtu == 0 { // learnPMTU's first test, written out
+	if t.pmtuToLearn(f) {
 		t.learnPMTU(f, p)
 	}
 	switch opClasses[op] {
@@ -281,11 +281,16 @@ func validPMTU(n int) bool {
 	return n == 256 || n == 512 || n == 1024 || n == 2048 || n == 4096
 }
 
-// learnPMTU infers the PMTU from a First or Middle packet's payload length.
+// pmtuToLearn reports whether a frame of f may still teach a PMTU: f's,
+// its peer's or the table's is not known yet. Once all are (the usual
+// case), observeFlow skips learnPMTU's tests.
+func (t *Table) pmtuToLearn(f *Flow) bool {
+	return f.pmtu == 0 || f.peerState == peerPaired || t.pmtu == 0
+}
+
+// learnPMTU infers the PMTU from a First or Middle packet's payload length
+// (called while pmtuToLearn).
 func (t *Table) learnPMTU(f *Flow, p *decode.Packet) {
-	if f.pmtu != 0 && f.peerState != peerPaired && t.pmtu != 0 {
-		return // nothing left to learn (the usual case): skip the frame's tests
-	}
 	if t.cfg.PMTU > 0 || !p.HasPayloadLen || p.Malformed || !validPMTU(p.PayloadLen) {
 		return
 	}

@@ -153,15 +153,14 @@ func (t *timelines) publishMarks(prev []*FlowMarks) []*FlowMarks {
 	out := make([]*FlowMarks, len(t.marks.flows))
 	copy(out, prev)
 	all := slabAll(t.marks.dirty)
-	var nm, ns int
-	for i, fm := range t.marks.flows {
-		if fm != nil && (all || t.marks.dirty[i] || out[i] == nil) {
-			nm++
-			ns += fm.series()
+	var nm, ns int // with all, the slabs' sizes; else none: an object each
+	if all {
+		for _, fm := range t.marks.flows {
+			if fm != nil {
+				nm++
+				ns += fm.series()
+			}
 		}
-	}
-	if !all {
-		nm, ns = 0, 0 // one object each
 	}
 	marks, series := make([]FlowMarks, nm), make([]FlowRate, ns)
 	cp := func(f *FlowRate) *FlowRate {

@@ -75,15 +75,18 @@ func (l *loader) addFrameEvents(evs []flows.EventMask, n0 int) {
 // readTo records how far each file of ps was read.
 func (l *loader) readTo(ps []decode.Packet) {
 	if len(l.read) == 1 {
-		p := &ps[len(ps)-1]
-		l.read[0] = p.Offset + int64(p.CapLen) + 16
+		l.read[0] = recordEnd(&ps[len(ps)-1])
 		return
 	}
 	for i := range ps {
-		p := &ps[i]
-		l.read[p.File] = p.Offset + int64(p.CapLen) + 16
+		l.read[ps[i].File] = recordEnd(&ps[i])
 	}
 }
+
+// recordEnd is the byte offset just past p's record in its file, for the
+// progress of the read (a pcap record's 16-byte header and its data; a
+// pcapng block's few more bytes are left out).
+func recordEnd(p *decode.Packet) int64 { return p.Offset + int64(p.CapLen) + 16 }
 
 // frameSeries adds the frames ps (flows fs, the first at index position
 // pos) to the timelines, the per-flow rates, the PFC frame list and the

@@ -179,13 +179,11 @@ func (l *loader) frame(p *decode.Packet, fl *flows.Flow) {
 	if ev := l.eng.Table().FrameEvents(); ev != 0 {
 		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
 	}
-	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
+	l.read[p.File] = recordEnd(p)
 	ps, fs := [1]decode.Packet{*p}, [1]*flows.Flow{fl}
 	l.frameSeries(ps[:], fs[:], pos)
 	l.tl.drainEarly()
-	if l.eng.Table().NumEvents() > l.nEvents {
-		l.newEvents()
-	}
+	l.newEvents()
 }
 
 // event adds an event found by flows to the timelines.

@@ -86,7 +86,7 @@ func (l *loader) otherFrame(p *decode.Packet, fl *flows.Flow) {
 	if ev := l.ps.Engines[l.point].Table().FrameEvents(); ev != 0 {
 		l.frameEvents = append(l.frameEvents, FrameEvent{Pos: pos, Events: ev})
 	}
-	l.read[p.File] = p.Offset + int64(p.CapLen) + 16
+	l.read[p.File] = recordEnd(p)
 	l.frameFlows.add(0) // not a reference flow's
 	if fl == nil || (p.Kind != decode.KindRoCE && p.Kind != decode.KindCNP) {
 		return

@@ -117,6 +117,9 @@ func TestSemantics(t *testing.T) {
 		{"udp.port != 4791", ""},
 		{"udp.srcport in {50000..50001}", "write ack"},
 		{"udp.srcport in {49152, 50001}", "ack atomic"},
+		{"udp.srcport in {50001..50000}", ""},              // inverted: empty, as tshark 4.0
+		{"udp.srcport in {50001..50000, 49152}", "atomic"}, // the other members still count
+		{"udp.srcport not in {50001..50000}", "write ack atomic pfc"},
 		{"udp.srcport not in {50000..50001}", "atomic pfc"}, // not(in): pfc lacks the field
 		{"pfc_quanta == 0xffff", "pfc"},
 		{"pfc_enable == 8", "pfc"},
@@ -174,7 +177,7 @@ func TestErrors(t *testing.T) {
 		{"eth.src == 02:00:00", 12, "not a valid value"},
 		{"psn in {1, 2", 8, `missing "}"`},
 		{"psn in {}", 9, "empty set"},
-		{"psn in {5..2}", 9, "range"},
+		{"psn in {5..x}", 9, "range"},
 		{"psn in 1", 8, `expected "{"`},
 		{"(psn == 1", 1, `missing ")"`},
 		{"psn == 1)", 9, `without "("`},

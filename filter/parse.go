@@ -295,7 +295,7 @@ func (p *parser) parseValue(n *node, t token, inSet bool) (value, *Error) {
 		if lo, hi, ok := strings.Cut(t.text, ".."); ok && inSet {
 			a, ok1 := parseUint(lo)
 			b, ok2 := parseUint(hi)
-			if !ok1 || !ok2 || a > b {
+			if !ok1 || !ok2 { // lo > hi is an empty range, as in tshark
 				return value{}, errAt(t.col, "%s: %q is not a valid range LO..HI", n.name, t.text)
 			}
 			return value{lo: a, hi: b}, nil

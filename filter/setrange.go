@@ -21,7 +21,7 @@ func (p *parser) parseRange(n *node, t token, lo, hi string) (value, *Error) {
 	if n.f.typ == TypeMAC {
 		a, err1 := net.ParseMAC(lo)
 		b, err2 := net.ParseMAC(hi)
-		if err1 != nil || err2 != nil || len(a) != 6 || len(b) != 6 || string(a) > string(b) {
+		if err1 != nil || err2 != nil || len(a) != 6 || len(b) != 6 {
 			return bad()
 		}
 		v := value{isRange: true}
@@ -35,7 +35,7 @@ func (p *parser) parseRange(n *node, t token, lo, hi string) (value, *Error) {
 		return bad()
 	}
 	a, b = a.Unmap(), b.Unmap()
-	if a.BitLen() != b.BitLen() || a.Compare(b) > 0 {
+	if a.BitLen() != b.BitLen() {
 		return bad()
 	}
 	// The family check of a single address applies to the bounds.

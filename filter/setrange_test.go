@@ -26,6 +26,12 @@ func TestSetRanges(t *testing.T) {
 		{"eth.src in {02:00:00:00:00:01..02:00:00:00:00:02}", "write ack"}, // :09 (pfc) above
 		{"eth.dst in {02:00:00:00:00:02..02:00:00:00:00:08}", "write"},     // ack goes to :01
 		{"eth.addr in {02:00:00:00:00:09..02:00:00:00:00:09}", "pfc"},
+		// An inverted range is empty, as in tshark 4.0 (which accepts it
+		// and matches nothing with it); the set's other members still count.
+		{"ip.addr in {10.0.0.9..10.0.0.1}", ""},
+		{"ip.src in {10.0.0.9..10.0.0.1, 10.0.0.2}", "ack"},
+		{"eth.src in {02:00:00:00:00:09..02:00:00:00:00:01}", ""},
+		{"ipv6.src in {fd00::ff..fd00::1}", ""},
 	}
 	order := []string{"write", "ack", "atomic", "pfc"}
 	for _, tc := range tests {
@@ -54,11 +60,9 @@ func TestSetRangeErrors(t *testing.T) {
 		col  int
 		msg  string
 	}{
-		{"ip.addr in {10.0.0.9..10.0.0.1}", 13, "not a valid range"},   // lo > hi
 		{"ip.addr in {10.0.0.0/8..10.0.0.9}", 13, "not a valid range"}, // a prefix is no bound
 		{"src_ip in {10.0.0.1..fd00::1}", 12, "not a valid range"},     // two families
 		{"ip.addr in {fd00::1..fd00::2}", 13, "IPv4"},                  // the field's family
-		{"eth.src in {02:00:00:00:00:09..02:00:00:00:00:01}", 13, "not a valid range"},
 		{"ip.addr == 10.0.0.1..10.0.0.2", 12, "not a valid address"}, // ranges only in sets
 	}
 	for _, tc := range tests {

@@ -282,6 +282,8 @@ var tsharkFilterExprs = []string{
 	"infiniband.bth.opcode == 0x11",
 	"infiniband.bth.opcode in {0x06, 0x07, 0x08}",
 	"infiniband.bth.opcode in {12..16, 0x81}",
+	"infiniband.bth.opcode in {16..12, 0x81}", // an inverted range: empty
+	"ip.addr in {10.0.0.9..10.0.0.1} || eth.src in {02:00:00:00:00:09..02:00:00:00:00:01}",
 	"infiniband.bth.destqp == 0x11",
 	"infiniband.bth.psn < 100",
 	"infiniband.bth.a == 1",

@@ -63,7 +63,7 @@ func TestSetRangeErrors(t *testing.T) {
 		{"ip.addr in {10.0.0.0/8..10.0.0.9}", 13, "not a valid range"}, // a prefix is no bound
 		{"src_ip in {10.0.0.1..fd00::1}", 12, "not a valid range"},     // two families
 		{"ip.addr in {fd00::1..fd00::2}", 13, "IPv4"},                  // the field's family
-		{"ip.addr == 10.0.0.1..10.0.0.2", 12, "not a valid address"}, // ranges only in sets
+		{"ip.addr == 10.0.0.1..10.0.0.2", 12, "not a valid address"},   // ranges only in sets
 	}
 	for _, tc := range tests {
 		_, err := Compile(tc.expr)

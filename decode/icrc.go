@@ -74,8 +74,8 @@ func computeICRC(ip []byte, udpOff int, s *icrcScratch) (uint32, bool) {
 	clear(s[:n-body])
 	b := s[n-body : n]
 	b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF
-	h := b[4 : 4+hdrEnd]
-	copy(h, ip[:hdrEnd])
+	h := b[4:]
+	copy(h, ip[:hdrEnd+k]) // the headers and the payload bytes of the block: one copy
 	if v == 4 {
 		h[1] = 0xFF               // TOS
 		h[8] = 0xFF               // TTL
@@ -89,7 +89,6 @@ func computeICRC(ip []byte, udpOff int, s *icrcScratch) (uint32, bool) {
 	}
 	h[udpOff+6], h[udpOff+7] = 0xFF, 0xFF // UDP checksum
 	h[udpOff+8+4] = 0xFF                  // BTH FECN/BECN/reserved byte
-	copy(b[4+hdrEnd:], rest[:k])
 	crc := crc32.Update(0xFFFFFFFF, crc32.IEEETable, s[:n])
 	if k < len(rest) {
 		crc = crc32.Update(crc, crc32.IEEETable, rest[k:])

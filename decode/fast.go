@@ -25,11 +25,12 @@ func (d *Decoder) fastEthernet(b []byte, wire int, p *Packet) bool {
 	if len(b) < 14+20+8+BTHLen {
 		return false
 	}
-	et := be.Uint16(b[12:14])
+	eh := (*[18]byte)(b) // Ethernet header and a tag: fixed offsets, no bounds checks
+	et := be.Uint16(eh[12:14])
 	off := 14
 	var tci uint16
 	if et == etherTypeVLAN {
-		tci, et = be.Uint16(b[14:16]), be.Uint16(b[16:18])
+		tci, et = be.Uint16(eh[14:16]), be.Uint16(eh[16:18])
 		off = 18
 	}
 	ip := b[off:]
@@ -62,11 +63,12 @@ func (d *Decoder) fastEthernet(b []byte, wire int, p *Packet) bool {
 		return false
 	}
 	u := ip[l4:]
-	ulen := int(be.Uint16(u[4:6]))
-	if ulen < 8+BTHLen+ICRCLen || ulen > total-l4 || be.Uint16(u[2:4]) != d.port {
+	uh := (*[8 + BTHLen]byte)(u) // UDP header and BTH
+	ulen := int(be.Uint16(uh[4:6]))
+	if ulen < 8+BTHLen+ICRCLen || ulen > total-l4 || be.Uint16(uh[2:4]) != d.port {
 		return false
 	}
-	w := be.Uint64(u[8:16]) // BTH bytes 0-7
+	w := be.Uint64(uh[8:16]) // BTH bytes 0-7
 	op := Opcode(w >> 56)
 	want, extLen := opcodeExt[op], int(opcodeExtLen[op])
 	pad := uint8(w>>52) & 3
@@ -75,27 +77,27 @@ func (d *Decoder) fastEthernet(b []byte, wire int, p *Packet) bool {
 		return false
 	}
 	// The frame is of the shape: from here on, p is set as ethernet sets it.
-	copy(p.DstMAC[:], b[0:6])
-	copy(p.SrcMAC[:], b[6:12])
+	p.DstMAC, p.SrcMAC = [6]byte(eh[0:6]), [6]byte(eh[6:12])
 	p.HasMAC = true
 	p.FrameLen = wire
 	if off == 18 {
 		p.VLANCount, p.VLANPCP, p.VLANID = 1, uint8(tci>>13), tci&0x0FFF
 	}
 	p.EtherType = et
+	ih := (*[40]byte)(ip) // len(ip) >= l4+20 >= 40
 	if l4 == 20 {
-		p.IPVersion, p.DSCP, p.ECN, p.TTL = 4, ip[1]>>2, ip[1]&3, ip[8]
-		p.SrcIP = netip.AddrFrom4([4]byte(ip[12:16]))
-		p.DstIP = netip.AddrFrom4([4]byte(ip[16:20]))
+		p.IPVersion, p.DSCP, p.ECN, p.TTL = 4, ih[1]>>2, ih[1]&3, ih[8]
+		p.SrcIP = netip.AddrFrom4([4]byte(ih[12:16]))
+		p.DstIP = netip.AddrFrom4([4]byte(ih[16:20]))
 	} else {
-		tc := ip[0]<<4 | ip[1]>>4
-		p.IPVersion, p.DSCP, p.ECN, p.TTL = 6, tc>>2, tc&3, ip[7]
-		p.SrcIP = netip.AddrFrom16([16]byte(ip[8:24]))
-		p.DstIP = netip.AddrFrom16([16]byte(ip[24:40]))
+		tc := ih[0]<<4 | ih[1]>>4
+		p.IPVersion, p.DSCP, p.ECN, p.TTL = 6, tc>>2, tc&3, ih[7]
+		p.SrcIP = netip.AddrFrom16([16]byte(ih[8:24]))
+		p.DstIP = netip.AddrFrom16([16]byte(ih[24:40]))
 	}
 	p.IPProto = ipProtoUDP
 	p.HasUDP = true
-	p.SrcPort, p.DstPort, p.UDPLen = be.Uint16(u[0:2]), d.port, uint16(ulen)
+	p.SrcPort, p.DstPort, p.UDPLen = be.Uint16(uh[0:2]), d.port, uint16(ulen)
 	// Field by field (see udp).
 	bt := &p.BTH
 	bt.Opcode = op
@@ -107,7 +109,7 @@ func (d *Decoder) fastEthernet(b []byte, wire int, p *Packet) bool {
 	bt.FECN = w&(0x80<<24) != 0
 	bt.BECN = w&(0x40<<24) != 0
 	bt.DestQP = uint32(w) & 0xFFFFFF
-	w2 := be.Uint32(u[16:20]) // BTH bytes 8-11
+	w2 := be.Uint32(uh[16:20]) // BTH bytes 8-11
 	bt.AckReq = w2&(0x80<<24) != 0
 	bt.PSN = w2 & 0xFFFFFF
 	p.HasBTH = true

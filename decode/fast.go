@@ -98,20 +98,9 @@ func (d *Decoder) fastEthernet(b []byte, wire int, p *Packet) bool {
 	p.IPProto = ipProtoUDP
 	p.HasUDP = true
 	p.SrcPort, p.DstPort, p.UDPLen = be.Uint16(uh[0:2]), d.port, uint16(ulen)
-	// Field by field (see udp).
-	bt := &p.BTH
-	bt.Opcode = op
-	bt.SE = w&(0x80<<48) != 0
-	bt.MigReq = w&(0x40<<48) != 0
-	bt.Pad = pad
-	bt.TVer = uint8(w>>48) & 0x0F
-	bt.PKey = uint16(w >> 32)
-	bt.FECN = w&(0x80<<24) != 0
-	bt.BECN = w&(0x40<<24) != 0
-	bt.DestQP = uint32(w) & 0xFFFFFF
+	p.BTH.set(w)
 	w2 := be.Uint32(uh[16:20]) // BTH bytes 8-11
-	bt.AckReq = w2&(0x80<<24) != 0
-	bt.PSN = w2 & 0xFFFFFF
+	p.BTH.AckReq, p.BTH.PSN = w2&(0x80<<24) != 0, w2&0xFFFFFF
 	p.HasBTH = true
 	p.Kind = KindRoCE
 	p.PayloadLen, p.HasPayloadLen = payload, true
@@ -126,6 +115,20 @@ func (d *Decoder) fastEthernet(b []byte, wire int, p *Packet) bool {
 		d.FinishICRC(p, ip[:l4+ulen], l4)
 	}
 	return true
+}
+
+// set sets the fields of the BTH's bytes 0-7 from them (w, read
+// big-endian); field by field, as udp does (see there why).
+func (bt *BTHFields) set(w uint64) {
+	bt.Opcode = Opcode(w >> 56)
+	bt.SE = w&(0x80<<48) != 0
+	bt.MigReq = w&(0x40<<48) != 0
+	bt.Pad = uint8(w>>52) & 3
+	bt.TVer = uint8(w>>48) & 0x0F
+	bt.PKey = uint16(w >> 32)
+	bt.FECN = w&(0x80<<24) != 0
+	bt.BECN = w&(0x40<<24) != 0
+	bt.DestQP = uint32(w) & 0xFFFFFF
 }
 
 // fastExtHeaders is extHeaders for want among fastExt.

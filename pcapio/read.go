@@ -105,8 +105,9 @@ func (r *Reader) nextPcap(rec *Record) error {
 // whole in the buffer (at least the header is, r.w-r.r >= 16): it reads
 // it, does Next's bookkeeping and returns true; otherwise (the record
 // needs a fill, or is damaged) it changes nothing and returns false, and
-// nextPcap reads it. Next calls it first: one call for the common case,
-// not two, and no test that nextPcap makes again.
+// nextPcap reads it. Next, and Merger.Next for a single reader, call it
+// first: one call for the common case, not three, and no test that
+// nextPcap makes again.
 func (r *Reader) nextPcapBuffered(rec *Record) bool {
 	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, r.buf[r.r:r.r+pcapRecordHeaderLen])
 	start := r.r + pcapRecordHeaderLen

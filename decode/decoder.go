@@ -68,6 +68,8 @@ type Decoder struct {
 	pendOff  int    // its UDP header's offset
 
 	tr *trace // where the headers are (TreeLines); nil when decoding fast
+
+	general bool // tests: never take fastEthernet
 }
 
 // NewDecoder returns a Decoder for cfg.
@@ -141,7 +143,9 @@ func (d *Decoder) Decode(data []byte, link pcapio.LinkType, wireLen int, p *Pack
 	p.Truncated = len(data) < wireLen
 	switch link {
 	case pcapio.LinkTypeEthernet:
-		d.ethernet(data, wireLen, 0, p)
+		if d.general || !d.fastEthernet(data, wireLen, p) {
+			d.ethernet(data, wireLen, 0, p)
+		}
 	case pcapio.LinkTypeLinuxSLL:
 		// 16-byte cooked header: packet type, ARPHRD, address length,
 		// 8 address bytes, protocol.

@@ -36,7 +36,8 @@ func sharedSeedFrames(max int) [][]byte {
 }
 
 // FuzzDecode feeds arbitrary frames to the decoder under each link type.
-// Invariants: no panic, lengths as given, only a BTH has an ICRC status, a RoCE kind has a BTH, and decoding twice gives the same packet.
+// Invariants: no panic, lengths as given, only a BTH has an ICRC status, a RoCE kind has a BTH, decoding twice gives the same packet,
+// and the fast path (fastEthernet) gives what the general path gives.
 func FuzzDecode(f *testing.F) {
 	for _, c := range decoderCases(f) {
 		f.Add(c.frame, uint8(0), uint16(0))
@@ -57,11 +58,16 @@ func FuzzDecode(f *testing.F) {
 	links := []pcapio.LinkType{pcapio.LinkTypeEthernet, pcapio.LinkTypeLinuxSLL, pcapio.LinkTypeLinuxSLL2, pcapio.LinkTypeERF,
 		pcapio.LinkTypeRaw, pcapio.LinkTypeIPv4, pcapio.LinkTypeIPv6, pcapio.LinkTypeRawDLT12} // raw IP: appended
 	d := decode.NewDecoder(decode.Config{})
+	g := decode.NewGeneralDecoder(decode.Config{})
 	f.Fuzz(func(t *testing.T, data []byte, link uint8, extra uint16) {
 		lt := links[int(link)%len(links)]
 		wire := len(data) + int(extra)
 		var p, q decode.Packet
 		d.Decode(data, lt, wire, &p)
+		g.Decode(data, lt, wire, &q)
+		if p != q {
+			t.Fatalf("fast path\n%+v\ngeneral path\n%+v", p, q)
+		}
 		if p.CapLen != len(data) || p.Len != wire || p.Truncated != (extra > 0) {
 			t.Fatalf("lengths: caplen %d len %d truncated %v", p.CapLen, p.Len, p.Truncated)
 		}

@@ -38,6 +38,14 @@
 // headers its opcode calls for, the CM REQ or REP a UD SEND to QP1 carries,
 // and the ICRC, checked when the datagram was captured whole.
 //
+// Nearly every frame of a RoCEv2 capture has one shape: Ethernet with at
+// most one 802.1Q tag, IPv4 without options or IPv6 without extension
+// headers, UDP to the RoCE port, a whole BTH and none, RETH, AETH or ImmDt
+// of the extended headers. Decode takes such an Ethernet frame in one
+// function (fastEthernet, fast.go) and sets the Packet exactly as the
+// general path does; any other frame, and one malformed or cut inside those
+// headers, takes the general path (TestFastPath, FuzzDecode compare them).
+//
 // # Encapsulations
 //
 // (The overlays are in overlay.go, RoCEv1 in roce1.go; see there for the

@@ -61,21 +61,21 @@ func computeICRC(ip []byte, udpOff int, s *icrcScratch) (uint32, bool) {
 		return 0, false
 	}
 	hdrEnd := udpOff + 8 + BTHLen // IP header (+ options or extension headers), UDP, BTH
-	rest := ip[hdrEnd : len(ip)-ICRCLen]
-	k := len(rest) & 15 // payload bytes moved into the block
-	if len(rest)-k < 64 {
-		k = len(rest) // short: all of it
+	restLen := len(ip) - ICRCLen - hdrEnd
+	k := restLen & 15 // payload bytes moved into the block
+	if restLen-k < 64 {
+		k = restLen // short: all of it
 	}
-	body := 4 + hdrEnd + k
-	n := max(64, (body+15)&^15)
+	m := hdrEnd + k // the packet's bytes in the block
+	n := max(64, (4+m+15)&^15)
 	if n > len(s) {
 		return computeICRCSplit(ip, udpOff, s), true // long IPv6 extension headers
 	}
-	clear(s[:n-body])
-	b := s[n-body : n]
-	b[0], b[1], b[2], b[3] = 0xFF, 0xFF, 0xFF, 0xFF
-	h := b[4 : 4+hdrEnd]
-	copy(h, ip[:hdrEnd])
+	start := n - 4 - m
+	clear(s[:start])
+	binary.LittleEndian.PutUint32(s[start:], 0xFFFFFFFF)
+	h := s[start+4 : n]
+	copy(h, ip[:m]) // the headers and the payload bytes of the block: one copy
 	if v == 4 {
 		h[1] = 0xFF               // TOS
 		h[8] = 0xFF               // TTL
@@ -89,10 +89,9 @@ func computeICRC(ip []byte, udpOff int, s *icrcScratch) (uint32, bool) {
 	}
 	h[udpOff+6], h[udpOff+7] = 0xFF, 0xFF // UDP checksum
 	h[udpOff+8+4] = 0xFF                  // BTH FECN/BECN/reserved byte
-	copy(b[4+hdrEnd:], rest[:k])
 	crc := crc32.Update(0xFFFFFFFF, crc32.IEEETable, s[:n])
-	if k < len(rest) {
-		crc = crc32.Update(crc, crc32.IEEETable, rest[k:])
+	if k < restLen {
+		crc = crc32.Update(crc, crc32.IEEETable, ip[m:len(ip)-ICRCLen])
 	}
 	return crc, true
 }

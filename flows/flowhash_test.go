@@ -64,3 +64,36 @@ func TestFlowHash(t *testing.T) {
 		})
 	}
 }
+
+// TestAddrBits checks that addrBits, which reads netip.Addr's words, folds
+// every kind of address as addrBitsSafe does through netip's methods, and
+// that the layout check passed (else addrBits only calls addrBitsSafe).
+func TestAddrBits(t *testing.T) {
+	if !addrLayoutOK {
+		t.Fatal("netip.Addr is not laid out as addrWords says: addrBits takes the slow way")
+	}
+	for _, c := range []struct {
+		name string
+		a    netip.Addr
+		want uint64 // 0: only compare with addrBitsSafe
+	}{
+		{"IPv4", netip.MustParseAddr("192.0.2.1"), 0xC000_0201},
+		{"IPv4 0.0.0.0", netip.AddrFrom4([4]byte{}), 0},
+		{"IPv4 broadcast", netip.MustParseAddr("255.255.255.255"), 0xFFFF_FFFF},
+		{"IPv6", netip.MustParseAddr("2001:db8::1:2:3:4"), 0},
+		{"IPv6 ::", netip.IPv6Unspecified(), 0},
+		{"IPv4-mapped IPv6", netip.MustParseAddr("::ffff:192.0.2.1"), 0},
+		{"IPv6 with a zone", netip.MustParseAddr("fe80::1%eth0"), 0},
+		{"zero Addr", netip.Addr{}, 0},
+	} {
+		got, safe := addrBits(&c.a), addrBitsSafe(&c.a)
+		if got != safe || c.want != 0 && got != c.want {
+			t.Errorf("%s: addrBits %#x, addrBitsSafe %#x, want %#x", c.name, got, safe, c.want)
+		}
+	}
+	a := netip.MustParseAddr("2001:db8::1:2:3:4")
+	b := netip.MustParseAddr("2001:db8::1:2:3:5")
+	if addrBits(&a) == addrBits(&b) {
+		t.Error("two IPv6 addresses fold to the same bits")
+	}
+}

@@ -1,7 +1,6 @@
 package flows
 
 import (
-	"encoding/binary"
 	"net/netip"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -43,18 +42,6 @@ func hashParts(src, dst *netip.Addr, dstQPN, srcQPN uint32) uint64 {
 	h ^= h >> 29
 	h *= 0xBF58476D1CE4E5B9
 	return h ^ h>>31
-}
-
-// addrBits folds an address into 64 bits. IPv4 takes the short way: As16
-// returns its array through memory, copied with wide loads that stall on
-// the narrow stores that wrote it.
-func addrBits(a *netip.Addr) uint64 {
-	if a.Is4() {
-		b := a.As4()
-		return uint64(binary.BigEndian.Uint32(b[:]))
-	}
-	b := a.As16()
-	return binary.LittleEndian.Uint64(b[8:]) ^ binary.LittleEndian.Uint64(b[:8])*0x94D049BB133111EB
 }
 
 // keyParts returns the parts of KeyOf(p) other than the addresses, which

@@ -43,7 +43,23 @@ func NewMerger(readers []*Reader) *Merger {
 // errors it returns.
 func (m *Merger) Next(rec *Record) error {
 	if len(m.readers) == 1 {
-		return m.nextSingle(rec)
+		// One reader, without the heap: its records in order, then its
+		// error once (unless io.EOF), then io.EOF; straight into rec (a
+		// copy of m.recs[0] would load the 80-byte record just stored
+		// field by field, a store-forwarding stall). On an error rec may
+		// have been written to; callers do not use it then.
+		if m.done {
+			return io.EOF
+		}
+		r := m.readers[0]
+		if r.err == nil && r.format == formatPcap && r.w-r.r >= pcapRecordHeaderLen && r.nextPcapBuffered(rec) {
+			return nil // Next's common case, without its call
+		}
+		if err := r.Next(rec); err != nil {
+			m.done = true
+			return err
+		}
+		return nil
 	}
 	if i := m.last; i >= 0 {
 		// Advance the reader whose record was returned last; it is still at
@@ -75,22 +91,6 @@ func (m *Merger) Next(rec *Record) error {
 	i := m.heap[0]
 	*rec = m.recs[i]
 	m.last = i
-	return nil
-}
-
-// nextSingle is Next for one reader, without the heap: the reader's
-// records in order, then its error once (unless io.EOF), then io.EOF. (On
-// an error rec may have been written to; callers do not use it then.)
-func (m *Merger) nextSingle(rec *Record) error {
-	if m.done {
-		return io.EOF
-	}
-	// Straight into rec: a copy of m.recs[0] would load the 80-byte record
-	// just stored field by field, a store-forwarding stall.
-	if err := m.readers[0].Next(rec); err != nil {
-		m.done = true
-		return err
-	}
 	return nil
 }
 

@@ -314,6 +314,9 @@ func (r *Reader) Next(rec *Record) error {
 	if r.err != nil {
 		return r.err
 	}
+	if r.format == formatPcap && r.w-r.r >= pcapRecordHeaderLen && r.nextPcapBuffered(rec) {
+		return nil
+	}
 	var err error
 	if r.format == formatPcap {
 		err = r.nextPcap(rec)

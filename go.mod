@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/gdamore/tcell/v2 v2.13.10
 	github.com/google/gopacket v1.1.19
-	github.com/klauspost/compress v1.17.9
+	github.com/klauspost/compress v1.20.4
 	github.com/parquet-go/parquet-go v0.32.0
 	github.com/rivo/tview v0.42.0
 	github.com/spf13/pflag v1.1.0

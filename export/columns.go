@@ -173,7 +173,7 @@ func packetColumns() []colenc.Column {
 		{Name: "becn", Slot: bBECN, Def: dBTH},
 		{Name: "dst_qpn", Slot: i32DstQPN, Def: dBTH, IntDict: true},
 		{Name: "ackreq", Slot: bAckReq, Def: dBTH},
-		{Name: "psn", Slot: i32PSN, Def: dBTH},
+		{Name: "psn", Slot: i32PSN, Def: dBTH, RawDelta: true},
 		{Name: "reth_va", Slot: i64RETHVA, Def: dRETH},
 		{Name: "reth_rkey", Slot: i32RETHRKey, Def: dRETH},
 		{Name: "reth_len", Slot: i32RETHLen, Def: dRETH, IntDict: true},

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"encoding/binary"
 	"net/netip"
 	"slices"
 	"unsafe"
@@ -63,119 +64,127 @@ func (d *lastDict) reset() {
 	clear(d.m)
 }
 
-// maxInterned bounds the address texts kept for the whole file.
-const maxInterned = 1 << 16
+// maxInterned bounds the addresses of a column given an id (and their
+// texts kept) for the whole file (a variable for the tests).
+var maxInterned = 1 << 16
 
-// Direct-mapped caches in front of the address dictionaries' maps: an
-// entry is valid when its gen is the dictionary's (a new row group bumps
-// gen), and a miss goes to the map and takes the slot.
+// Direct-mapped caches in front of the address tables' maps: a miss goes
+// to the map and takes the slot.
 const cacheBits = 10
 
 func cacheSlot(x uint64) uint64 { return (x * 0x9E3779B97F4A7C15) >> (64 - cacheBits) }
 
-// macDict is the dictionary of a MAC address column, keyed by the address.
-type macDict struct {
+// addrDict is the dictionary of an address column (K: a MAC or an IP
+// address). Each address of the file gets an id, once, with its text
+// (up to maxInterned addresses; past that an address is looked up and
+// formatted once per row group, in m); an id's index in the row group's
+// dictionary is stamped with the group's gen, so that a new row group
+// costs no map operation for an address seen before, and a flow's slot
+// (addrSlot) keeps the id of its address across row groups.
+type addrDict[K comparable] struct {
 	cache [1 << cacheBits]struct {
-		key uint64
-		idx int32
-		gen uint32
+		key K
+		ref int32 // id+1; 0: empty
 	}
-	gen   uint32
-	m     map[[6]byte]int32
-	vals  []string
-	texts map[[6]byte]string
-	buf   []byte
+	hash   func(K) uint64
+	format func(K) string
+	ids    map[K]int32 // id by address
+	texts  []string    // by id
+	grp    []idxStamp  // by id
+	gen    uint32
+	vals   []string
+	m      map[K]int32 // the row group's indexes of the addresses past maxInterned
 }
 
-func (d *macDict) index(mac [6]byte) int32 {
-	key := uint64(mac[0]) | uint64(mac[1])<<8 | uint64(mac[2])<<16 | uint64(mac[3])<<24 | uint64(mac[4])<<32 | uint64(mac[5])<<40
-	e := &d.cache[cacheSlot(key)]
-	if e.gen == d.gen && e.key == key {
-		return e.idx
+// idxStamp is an index in the row group of generation gen.
+type idxStamp struct {
+	gen uint32
+	idx int32
+}
+
+// addrSlot is what a flow's previous row found for one address column:
+// the address, its id+1 (ref; 0: none) and its index in the row group's
+// dictionary (-1: not looked up in this row group).
+type addrSlot[K comparable] struct {
+	key K
+	ref int32
+	idx int32
+}
+
+func newMACDict() addrDict[[6]byte] {
+	return addrDict[[6]byte]{
+		hash: func(m [6]byte) uint64 {
+			return uint64(m[0]) | uint64(m[1])<<8 | uint64(m[2])<<16 | uint64(m[3])<<24 | uint64(m[4])<<32 | uint64(m[5])<<40
+		},
+		format: func(m [6]byte) string { return string(decode.AppendMAC(nil, m)) },
 	}
-	i, ok := d.m[mac]
+}
+
+func newIPDict() addrDict[netip.Addr] {
+	return addrDict[netip.Addr]{
+		hash: func(a netip.Addr) uint64 {
+			b := a.As16()
+			return binary.LittleEndian.Uint64(b[8:]) ^ binary.LittleEndian.Uint64(b[:8])*31
+		},
+		format: netip.Addr.String,
+	}
+}
+
+// ref returns the id+1 of k, giving it one if it has none and the file
+// has fewer than maxInterned; 0 past that.
+func (d *addrDict[K]) ref(k K) int32 {
+	e := &d.cache[cacheSlot(d.hash(k))]
+	if e.ref != 0 && e.key == k {
+		return e.ref
+	}
+	id, ok := d.ids[k]
 	if !ok {
-		i = int32(len(d.vals))
-		d.vals = append(d.vals, d.text(mac))
-		d.m[mac] = i
-	}
-	e.key, e.idx, e.gen = key, i, d.gen
-	return i
-}
-
-// text returns the text of mac, formatted once per file (up to
-// maxInterned addresses), not once per row group.
-func (d *macDict) text(mac [6]byte) string {
-	if s, ok := d.texts[mac]; ok {
-		return s
-	}
-	d.buf = decode.AppendMAC(d.buf[:0], mac)
-	s := string(d.buf)
-	if d.texts == nil {
-		d.texts = make(map[[6]byte]string)
-	}
-	if len(d.texts) < maxInterned {
-		d.texts[mac] = s
-	}
-	return s
-}
-
-func (d *macDict) reset() {
-	d.vals = nil
-	d.gen++
-	if d.m == nil {
-		d.m = make(map[[6]byte]int32)
-	}
-	clear(d.m)
-}
-
-// addrDict is the dictionary of an IP address column, keyed by the
-// address; the text of an address is formatted once per row group.
-type addrDict struct {
-	cache [1 << cacheBits]struct {
-		key netip.Addr
-		idx int32
-		gen uint32
-	}
-	gen   uint32
-	m     map[netip.Addr]int32
-	vals  []string
-	texts map[netip.Addr]string // formatted once per file (up to maxInterned)
-}
-
-func (d *addrDict) index(a netip.Addr) int32 {
-	b := a.As16()
-	lo := uint64(b[8]) | uint64(b[9])<<8 | uint64(b[10])<<16 | uint64(b[11])<<24 | uint64(b[12])<<32 | uint64(b[13])<<40 | uint64(b[14])<<48 | uint64(b[15])<<56
-	hi := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 | uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-	e := &d.cache[cacheSlot(lo^hi*31)]
-	if e.gen == d.gen && e.key == a {
-		return e.idx
-	}
-	i, ok := d.m[a]
-	if !ok {
-		s, ok := d.texts[a]
-		if !ok {
-			s = a.String()
-			if d.texts == nil {
-				d.texts = make(map[netip.Addr]string)
-			}
-			if len(d.texts) < maxInterned {
-				d.texts[a] = s
-			}
+		if len(d.texts) >= maxInterned {
+			return 0
 		}
-		i = int32(len(d.vals))
-		d.vals = append(d.vals, s)
-		d.m[a] = i
+		if d.ids == nil {
+			d.ids = make(map[K]int32)
+		}
+		id = int32(len(d.texts))
+		d.ids[k] = id
+		d.texts = append(d.texts, d.format(k))
+		d.grp = append(d.grp, idxStamp{})
 	}
-	e.key, e.idx, e.gen = a, i, d.gen
-	return i
+	e.key, e.ref = k, id+1
+	return id + 1
 }
 
-func (d *addrDict) reset() {
+// lookup sets s to k's id and index in the row group's dictionary, adding
+// k to it if it is not there yet, and returns the index.
+func (d *addrDict[K]) lookup(s *addrSlot[K], k K) int32 {
+	if s.ref == 0 || s.key != k {
+		s.key, s.ref = k, d.ref(k)
+	}
+	if s.ref == 0 {
+		i, ok := d.m[k]
+		if !ok {
+			i = int32(len(d.vals))
+			d.vals = append(d.vals, d.format(k))
+			d.m[k] = i
+		}
+		s.idx = i
+		return i
+	}
+	g := &d.grp[s.ref-1]
+	if g.gen != d.gen {
+		g.gen, g.idx = d.gen, int32(len(d.vals))
+		d.vals = append(d.vals, d.texts[s.ref-1])
+	}
+	s.idx = g.idx
+	return g.idx
+}
+
+// reset starts the dictionary of a new row group (gen 1 for the first).
+func (d *addrDict[K]) reset() {
 	d.vals = nil
 	d.gen++
 	if d.m == nil {
-		d.m = make(map[netip.Addr]int32)
+		d.m = make(map[K]int32)
 	}
 	clear(d.m)
 }
@@ -190,16 +199,22 @@ type flowDict struct {
 }
 
 // flowSlot is what a flow's previous row looked up: its flow dictionary
-// index and, for each address column, the address and its index. A
-// flow's frames nearly always carry the same addresses, so a row of a
-// known flow costs comparisons, not hashing.
+// index and, for each address column, the address, its id and its index.
+// A flow's frames nearly always carry the same addresses, so a row of a
+// known flow costs comparisons, not hashing, and its first row of a row
+// group an array lookup by the address's id.
 type flowSlot struct {
-	idx              int32
-	gen              uint32
-	srcIP, dstIP     netip.Addr
-	srcMAC, dstMAC   [6]byte
-	iSrcIP, iDstIP   int32 // -1: not looked up yet
-	iSrcMAC, iDstMAC int32
+	idx            int32
+	gen            uint32
+	srcIP, dstIP   addrSlot[netip.Addr]
+	srcMAC, dstMAC addrSlot[[6]byte]
+}
+
+// newGroup marks the slot's indexes as not looked up in the row group of
+// generation gen; the addresses and their ids stay.
+func (s *flowSlot) newGroup(gen uint32) {
+	s.gen = gen
+	s.srcIP.idx, s.dstIP.idx, s.srcMAC.idx, s.dstMAC.idx = -1, -1, -1, -1
 }
 
 // slotOf returns the flowSlot of f for the current row group, or nil.
@@ -214,7 +229,8 @@ func (d *flowDict) slotOf(f *flows.Flow) *flowSlot {
 	}
 	s := &d.slot[n]
 	if s.gen != d.gen {
-		*s = flowSlot{idx: d.index(f.ID()), gen: d.gen, iSrcIP: -1, iDstIP: -1, iSrcMAC: -1, iDstMAC: -1}
+		s.newGroup(d.gen)
+		s.idx = d.index(f.ID())
 	}
 	return s
 }

@@ -54,7 +54,7 @@ func latencyColumns() []colenc.Column {
 	return []colenc.Column{
 		{Name: "flow", Slot: latI32Flow, Def: req},
 		{Name: "kind", Slot: latI32Kind, Def: req},
-		{Name: "psn", Slot: latI32PSN, Def: req},
+		{Name: "psn", Slot: latI32PSN, Def: req, RawDelta: true},
 		{Name: "request_ts_ns", Slot: latI64Request, Def: req},
 		{Name: "response_ts_ns", Slot: latI64Response, Def: req},
 		{Name: "latency_ns", Slot: latI64Latency, Def: req},

@@ -35,8 +35,8 @@ type packetWriter struct {
 	file                            lastDict
 	kind, opName, transport, status enumDict
 	encap                           enumDict
-	srcMAC, dstMAC                  macDict
-	srcIP, dstIP                    addrDict
+	srcMAC, dstMAC                  addrDict[[6]byte]
+	srcIP, dstIP                    addrDict[netip.Addr]
 	flow                            flowDict
 	noFlow                          flowSlot // the last addresses of rows without a flow
 
@@ -54,6 +54,7 @@ func newPacketWriter(w io.Writer, opts WriterOptions) (*packetWriter, error) {
 		return nil, err
 	}
 	pw := &packetWriter{groupN: opts.RowGroupRows, kv: make(map[string]string)}
+	pw.srcMAC, pw.dstMAC, pw.srcIP, pw.dstIP = newMACDict(), newMACDict(), newIPDict(), newIPDict()
 	if pw.groupN <= 0 {
 		pw.groupN = DefaultRowGroupRows
 	}
@@ -123,12 +124,12 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	}
 	def[dSrcMAC][r] = b2u(p.HasMAC)
 	if p.HasMAC {
-		i32[i32SrcMAC][r] = macIndex(&w.srcMAC, p.SrcMAC, &fs.srcMAC, &fs.iSrcMAC)
+		i32[i32SrcMAC][r] = macIndex(&w.srcMAC, p.SrcMAC, &fs.srcMAC)
 	}
 	hasDst := p.HasMAC && p.DstMAC != [6]byte{}
 	def[dDstMAC][r] = b2u(hasDst)
 	if hasDst {
-		i32[i32DstMAC][r] = macIndex(&w.dstMAC, p.DstMAC, &fs.dstMAC, &fs.iDstMAC)
+		i32[i32DstMAC][r] = macIndex(&w.dstMAC, p.DstMAC, &fs.dstMAC)
 	}
 	def[dVLAN][r] = b2u(p.VLANCount > 0)
 	if p.VLANCount > 0 {
@@ -137,11 +138,11 @@ func (w *packetWriter) addRow(p *decode.Packet, file string, f *flows.Flow, flow
 	}
 	def[dSrcIP][r] = b2u(p.SrcIP.IsValid())
 	if p.SrcIP.IsValid() {
-		i32[i32SrcIP][r] = addrIndex(&w.srcIP, p.SrcIP, &fs.srcIP, &fs.iSrcIP)
+		i32[i32SrcIP][r] = addrIndex(&w.srcIP, p.SrcIP, &fs.srcIP)
 	}
 	def[dDstIP][r] = b2u(p.DstIP.IsValid())
 	if p.DstIP.IsValid() {
-		i32[i32DstIP][r] = addrIndex(&w.dstIP, p.DstIP, &fs.dstIP, &fs.iDstIP)
+		i32[i32DstIP][r] = addrIndex(&w.dstIP, p.DstIP, &fs.dstIP)
 	}
 	def[dIP][r] = b2u(p.IPVersion != 0)
 	i32[i32DSCP][r] = int32(p.DSCP)
@@ -267,39 +268,35 @@ func (w *packetWriter) storeRest(s *pageSet, r int, p *decode.Packet) {
 }
 
 // macIndex returns the dictionary index of a MAC address, from a flow's
-// slot (last, idx) when the flow's previous row had the same address.
-func macIndex(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
-	if *idx >= 0 && *last == mac {
-		return *idx
+// slot when the flow's previous row in the row group had the same address.
+func macIndex(d *addrDict[[6]byte], mac [6]byte, s *addrSlot[[6]byte]) int32 {
+	if s.idx >= 0 && s.key == mac {
+		return s.idx
 	}
-	return macIndexMiss(d, mac, last, idx)
+	return macIndexMiss(d, mac, s)
 }
 
 // macIndexMiss is macIndex's lookup in the dictionary (a function of its
 // own, so that macIndex's comparison inlines).
 //
 //go:noinline
-func macIndexMiss(d *macDict, mac [6]byte, last *[6]byte, idx *int32) int32 {
-	i := d.index(mac)
-	*last, *idx = mac, i
-	return i
+func macIndexMiss(d *addrDict[[6]byte], mac [6]byte, s *addrSlot[[6]byte]) int32 {
+	return d.lookup(s, mac)
 }
 
 // addrIndex is macIndex for IP addresses.
-func addrIndex(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
-	if *idx >= 0 && *last == a {
-		return *idx
+func addrIndex(d *addrDict[netip.Addr], a netip.Addr, s *addrSlot[netip.Addr]) int32 {
+	if s.idx >= 0 && s.key == a {
+		return s.idx
 	}
-	return addrIndexMiss(d, a, last, idx)
+	return addrIndexMiss(d, a, s)
 }
 
 // addrIndexMiss is macIndexMiss for IP addresses.
 //
 //go:noinline
-func addrIndexMiss(d *addrDict, a netip.Addr, last *netip.Addr, idx *int32) int32 {
-	i := d.index(a)
-	*last, *idx = a, i
-	return i
+func addrIndexMiss(d *addrDict[netip.Addr], a netip.Addr, s *addrSlot[netip.Addr]) int32 {
+	return d.lookup(s, a)
 }
 
 // eventNames is the events column's dictionary: the mask's bit names.
@@ -340,7 +337,7 @@ func (w *packetWriter) resetDicts() {
 	w.srcIP.reset()
 	w.dstIP.reset()
 	w.flow.reset()
-	w.noFlow = flowSlot{iSrcIP: -1, iDstIP: -1, iSrcMAC: -1, iDstMAC: -1}
+	w.noFlow.newGroup(w.flow.gen)
 }
 
 // Close writes the last rows and the footer.
@@ -382,7 +379,7 @@ func (w *packetWriter) release() {
 	if w.pipe != nil {
 		w.pipe.Release()
 	}
-	w.file, w.srcMAC, w.dstMAC, w.srcIP, w.dstIP, w.flow = lastDict{}, macDict{}, macDict{}, addrDict{}, addrDict{}, flowDict{}
+	w.file, w.srcMAC, w.dstMAC, w.srcIP, w.dstIP, w.flow = lastDict{}, newMACDict(), newMACDict(), newIPDict(), newIPDict(), flowDict{}
 	w.point = lastDict{}
 }
 

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/rocetrace/rocetrace/export"
 	"github.com/rocetrace/rocetrace/internal/synth"
 )
 
@@ -60,4 +64,64 @@ func TestBulkCountsExact(t *testing.T) {
 			t.Fatalf("generator wrote no NAK/CNP/PFC: %+v", st)
 		}
 	}
+}
+
+// TestBulkExportRowGroups exports a synthesized capture of 600 flows (a
+// tenth over IPv6) in row groups of a few hundred to a few thousand rows,
+// so that each flow's rows span many row groups (each with dictionaries
+// of its own), and compares the flow and address columns of every row
+// with `packets --json`.
+func TestBulkExportRowGroups(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bulk.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = synth.WriteBulk(f, synth.BulkConfig{Frames: 12_000, QPs: 300, Snaplen: 128, Seed: 5})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, lines, _ := rt(t, "packets", "--json", path)
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(lines), "\n") {
+		var o map[string]any
+		if err := json.Unmarshal([]byte(line), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o["kind"] != "other" {
+			want = append(want, strings.Join([]string{fmt.Sprint(o["flow"]), fmt.Sprint(o["src_mac"]), fmt.Sprint(o["dst_mac"]),
+				fmt.Sprint(o["src_ip"]), fmt.Sprint(o["dst_ip"])}, "|"))
+		}
+	}
+	for _, rows := range []string{"333", "4096"} {
+		t.Run(rows, func(t *testing.T) {
+			dir := t.TempDir()
+			if code, _, errOut := rt(t, "export", "--row-group-rows", rows, "-o", dir, path); code != 0 {
+				t.Fatalf("export: %d %s", code, errOut)
+			}
+			var got []string
+			for _, r := range expRead[export.PacketRow](t, export.FilePaths(dir).Packets) {
+				got = append(got, strings.Join([]string{deref(r.Flow), deref(r.SrcMAC), deref(r.DstMAC), deref(r.SrcIP), deref(r.DstIP)}, "|"))
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d rows, %d frames of interest", len(got), len(want))
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("row %d: %s, want %s", i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// deref returns *s, or "<nil>" as fmt prints a JSON null.
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
 }

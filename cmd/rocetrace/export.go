@@ -14,10 +14,8 @@ import (
 	"time"
 
 	"github.com/rocetrace/rocetrace/analysis"
-	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/engine"
 	"github.com/rocetrace/rocetrace/export"
-	"github.com/rocetrace/rocetrace/flows"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
 
@@ -187,18 +185,17 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 	// helper goroutine; here, in capture order, the packets are counted, fed
 	// to the flow table and added to packets.parquet, whose pages are
 	// encoded on the export's own worker goroutine. An export error stops
-	// the reading.
+	// the reading. A batch at a time (RunBatches): the flow table observes
+	// the whole batch, then its rows are added, so that the table's lines
+	// and the page sets' do not evict each other frame by frame.
 	cfg := x.c.engine(in.Names())
 	cfg.Flows.LatencySink = ex.Latency // latency.parquet, streamed as samples are taken
 	cfg.Flows.RateSink = ex.Rate       // rates.parquet's rows, as the windows close
 	e := engine.New(cfg)
-	t, names := e.Table(), in.Names()
+	names := in.Names()
 	var exErr error
-	err = e.Run(ctx, in, func(p *decode.Packet, f *flows.Flow) error {
-		if !x.disp.match(p, f, t, names) {
-			return nil
-		}
-		exErr = ex.PacketEvents(p, f, t.FrameEvents())
+	err = e.RunBatches(ctx, in, func(b *engine.Batch) error {
+		exErr = x.addBatch(ex, b, names)
 		return exErr
 	})
 	if err != nil {
@@ -234,6 +231,21 @@ func (x *exporter) export(ctx context.Context, files []string, paths export.Path
 		return x.report(in, msg, written)
 	}
 	return x.report(in, "", written)
+}
+
+// addBatch adds the rows of the frames of b that pass the display filter
+// to ex, and returns the first error.
+func (x *exporter) addBatch(ex *export.Export, b *engine.Batch, names []string) error {
+	for i := range b.Packets {
+		p, f, ev := &b.Packets[i], b.Flows[i], b.Events[i]
+		if !x.disp.match(p, f, ev, names) {
+			continue
+		}
+		if err := ex.PacketEvents(p, f, ev); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // interrupted prints the input errors and the interruption of an export

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -347,3 +348,70 @@ func TestFilterTSharkDifferential(t *testing.T) {
 }
 
 func head(v []int) []int { return v[:min(len(v), 8)] }
+
+// TestExportFilterBatches: export adds its rows a batch of frames at a
+// time, after the flow table observed the whole batch; each row must still
+// get its own frame's events and pass -Y on them. On a synthesized capture
+// of many batches with events throughout, the rows' frames and events
+// equal those of `packets --json` under the same filter.
+func TestExportFilterBatches(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bulk.pcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = synth.WriteBulk(f, synth.BulkConfig{Frames: 20_000, QPs: 40, Snaplen: 128, Seed: 3,
+		NAKShare: 0.05, CEShare: 0.05})
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, filter string
+		min          int // rows expected at least
+	}{
+		{"all", "", 20_000},
+		{"events", "events", 500},
+		{"no events", "!events && frame > 700", 15_000},
+		{"one kind", "events contains \"cnp\" || frame in {255..258}", 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var yArgs []string
+			if tc.filter != "" {
+				yArgs = []string{"-Y", tc.filter}
+			}
+			dir := t.TempDir()
+			if code, _, errOut := rt(t, append([]string{"export", "-o", dir}, append(yArgs, path)...)...); code != 0 {
+				t.Fatalf("export: %d %s", code, errOut)
+			}
+			var got []string
+			for _, r := range expRead[export.PacketRow](t, export.FilePaths(dir).Packets) {
+				got = append(got, fmt.Sprintf("%d:%v", r.Frame, r.Events))
+			}
+			code, lines, errOut := rt(t, append([]string{"packets", "--json"}, append(yArgs, path)...)...)
+			if code != 0 {
+				t.Fatalf("packets: %d %s", code, errOut)
+			}
+			var want []string
+			for _, line := range strings.Split(strings.TrimSpace(lines), "\n") {
+				var obj struct {
+					Frame  int64
+					Kind   string
+					Events []string
+				}
+				if err := json.Unmarshal([]byte(line), &obj); err != nil {
+					t.Fatal(err)
+				}
+				if obj.Kind != "other" {
+					want = append(want, fmt.Sprintf("%d:%v", obj.Frame, obj.Events))
+				}
+			}
+			if len(got) < tc.min || !slices.Equal(got, want) {
+				t.Errorf("%d rows, %d frames from packets (want >= %d); first rows %v / %v", len(got), len(want),
+					tc.min, got[:min(5, len(got))], want[:min(5, len(want))])
+			}
+		})
+	}
+}

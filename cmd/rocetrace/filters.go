@@ -60,13 +60,14 @@ func (d *displayFlag) compile(stderr io.Writer) int {
 	return -1
 }
 
-// match reports whether the frame p of flow f (nil: none), whose events
-// t.FrameEvents gives, passes the display filter (true without one).
-func (d *displayFlag) match(p *decode.Packet, f *flows.Flow, t *flows.Table, names []string) bool {
+// match reports whether the frame p of flow f (nil: none), which shows the
+// events ev (flows.Table.FrameEvents), passes the display filter (true
+// without one).
+func (d *displayFlag) match(p *decode.Packet, f *flows.Flow, ev flows.EventMask, names []string) bool {
 	if d.f == nil {
 		return true
 	}
-	fr := filter.Frame{File: names[p.File], Events: uint8(t.FrameEvents())}
+	fr := filter.Frame{File: names[p.File], Events: uint8(ev)}
 	if f != nil {
 		fr.Flow = f.ID()
 	}

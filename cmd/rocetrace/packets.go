@@ -57,7 +57,7 @@ func runPackets(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		if !seen {
 			first, seen = p.TsNs, true
 		}
-		if !disp.match(p, f, t, names) {
+		if !disp.match(p, f, t.FrameEvents(), names) {
 			return nil
 		}
 		buf = buf[:0]

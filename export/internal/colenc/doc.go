@@ -38,7 +38,8 @@
 // wider value, and the rest of the chunk falls back (the dictionary page
 // keeps the values of the pages before). Other integers, and those of a
 // chunk that fell back, are PLAIN or DELTA_BINARY_PACKED, whichever is at
-// most half the size (Column.Delta: always delta). Strings are
+// most half the size (Column.Delta: always delta; Column.RawDelta: delta
+// when at least an eighth smaller, stored uncompressed). Strings are
 // RLE_DICTIONARY with one dictionary page per row group, whose indexes the
 // row side chooses (from enum codes, addresses and flows, without hashing
 // strings) and whose entries it hands over in Pages.Dicts. Every column

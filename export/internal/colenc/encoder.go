@@ -22,6 +22,9 @@ type Encoder struct {
 	layout *Layout
 	codec  compress.Codec
 	isComp bool
+	// raw: the page being encoded is stored uncompressed without trying
+	// the codec (a DELTA_BINARY_PACKED page of wide deltas, int32Values).
+	raw bool
 
 	chunks []chunkState // by column
 	rows   int64        // rows in the current row group

@@ -72,6 +72,8 @@ func TestNewLayout(t *testing.T) {
 		{"levels out of planes", "does not match its storage", func(c []Column) []Column { c[3].Def = 2; return c }},
 		{"delta string", "cannot be delta-encoded", func(c []Column) []Column { c[2].Delta = true; return c }},
 		{"int dict int64", "cannot be an integer dictionary", func(c []Column) []Column { c[0].IntDict = true; return c }},
+		{"raw delta int64", "cannot be RawDelta", func(c []Column) []Column { c[0].RawDelta = true; return c }},
+		{"raw delta int dict", "cannot be RawDelta", func(c []Column) []Column { c[3].RawDelta = true; return c }},
 		{"alias of nothing", "not an earlier column", func(c []Column) []Column { c[1].Alias = "flag"; return c }},
 		{"alias of another type", "is not an alias", func(c []Column) []Column { c[4].Alias = "n"; return c }},
 		{"list without length", "unexpected list column", func(c []Column) []Column { c[5].List = 0; return c }},

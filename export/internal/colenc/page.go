@@ -68,6 +68,7 @@ func (e *Encoder) encodePage(ci int, c *colData, rows int, dicts [][]string) err
 	}
 	ps.nulls = int64(c.numValues - nonNull)
 	body, compressed, err := e.compress(st, e.values)
+	e.raw = false
 	if err != nil {
 		return err
 	}
@@ -133,8 +134,16 @@ func (e *Encoder) encodeLevels(spec *colSpec, c *colData) (repLen, defLen int, e
 // RLE_DICTIONARY for the columns of few values (Column.IntDict) until
 // their chunk falls back. Otherwise DELTA_BINARY_PACKED when it is at most
 // half the size of PLAIN (slowly changing values): less for the codec to
-// chew, and smaller. A column whose page went PLAIN skips the attempt for
-// its next skipPages pages.
+// chew, and smaller. Else, for a Column.RawDelta, DELTA_BINARY_PACKED
+// stored uncompressed (e.raw) when it is at least an eighth smaller than
+// PLAIN; else PLAIN. The PSNs of interleaved connections are such wide
+// deltas: zstd took their PLAIN pages to 57% (the codec's largest input
+// at snaplen 128, ~4 bytes a row) at several times its cost per byte on
+// other pages (literals and short matches); their delta pages are ~80% of
+// PLAIN without the codec. (Values repeated in other rows, such as R_Keys,
+// are not RawDelta: the codec takes their PLAIN pages to a fifth, fast.)
+// A column whose page went PLAIN skips the attempt for its next skipPages
+// pages.
 func (e *Encoder) int32Values(spec *colSpec, st *chunkState, v []int32, ps *pageStat, encoding *format.Encoding) error {
 	out := e.values[:0]
 	var err error
@@ -170,7 +179,14 @@ func (e *Encoder) int32Values(spec *colSpec, st *chunkState, v []int32, ps *page
 		if out, err = e.deltaEnc.EncodeInt32(out, v); err != nil {
 			return err
 		}
-		if 2*len(out) > 4*len(v) {
+		switch plain := 4 * len(v); {
+		case 2*len(out) <= plain: // slowly changing values
+		case spec.rawDelta && 8*len(out) <= 7*plain:
+			// Wide deltas, but at least an eighth smaller than PLAIN
+			// (the PSNs of interleaved connections): stored as they
+			// are.
+			e.raw = true
+		default:
 			*encoding = format.Plain
 			st.plainRun = skipPages
 		}
@@ -257,11 +273,12 @@ func (e *Encoder) dictValues(st *chunkState, idx []int32, dict []string, ps *pag
 // compress returns the body of a page of values v: compressed, or v as it
 // is. A page that the codec does not shrink by an eighth is stored as it
 // is (is_compressed = false), and the column's next skipPages pages are
-// not tried: random values (PSNs, ICRCs), bit-packed dictionary indexes
-// and pages of nulls cost the codec's time for nothing.
+// not tried: random values (ICRCs), bit-packed dictionary indexes and
+// pages of nulls cost the codec's time for nothing. A page of wide deltas
+// (e.raw) is not tried at all.
 func (e *Encoder) compress(st *chunkState, v []byte) (body []byte, compressed bool, err error) {
 	switch {
-	case !e.isComp:
+	case !e.isComp || e.raw:
 	case st.skip > 0:
 		st.skip--
 	default:

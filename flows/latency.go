@@ -84,45 +84,50 @@ func (e *reqMem) kind() uint8      { return e.flags() & memKindMask }
 func (e *reqMem) set(f uint8)      { e.psnFlags |= uint32(f) << 24 }
 func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
 
-// latState is a flow's request memory (as a request flow) and the stall
-// figures of its open replay episode, made at the flow's second request
-// (flowCold.lat); the flow's first request is remembered by Flow.reqFirst and
-// reqTs0 until then. The latency values of the samples it is the request
-// flow of are in vals.
-type latState struct {
-	// The fields a frame reads come first: the ring, the ACK state and
-	// the ack values (vals[LatencyAck]), 72 bytes.
-	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number
+// reqRing is a flow's request memory (as a request flow), made at the
+// flow's second request (latReq) with the latency state (flowCold.lat);
+// the flow's first request is remembered by Flow.reqFirst and reqTs0
+// until then. It lives in flowCold (flowCold.mem), whose first line holds
+// ring and head: a request frame reaches its slot with one dependent load
+// less than through a pointer.
+type reqRing struct {
+	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number; nil: no memory yet
 	head, tail uint64
 
 	ackedTo  PSN // highest PSN an ACK on the peer named (cumulative: answers up to it)
 	hasAcked bool
-	wide     uint8 // bit k: vals[k] holds (low, high) pairs
+}
 
-	replayHasSince bool
-
+// latState holds the latency values of the samples a flow is the request
+// flow of, and the stall figures of its open replay episode; made with
+// the request memory (latReq).
+type latState struct {
 	// vals are in the struct, not behind a pointer: a flow with a request
 	// memory nearly always takes samples (the 2M-flow benchmark capture:
-	// 351k memories, 357k value arrays), so this costs no memory (80 + 96
-	// bytes in two objects -> 160 in one) and saves observeAck's
-	// addValue one dependent load (a cache miss at scale).
+	// 351k memories, 357k value arrays), so this costs no memory and saves
+	// observeAck's addValue one dependent load (a cache miss at scale).
 	vals [NumLatencyKinds][]uint32 // uint32 while they fit, else pairs (latvals.go)
 
 	replayIdle  int64
 	replaySince int64
+
+	wide uint8 // bit k: vals[k] holds (low, high) pairs
+
+	replayHasSince bool
 }
 
-// latReq returns f's request memory, made on first need with the flow's
-// first request in it (reqFirst, reqTs0: a READ when the READ ring's
-// first entry is that request, else memAny). f must have sent a request.
-func (f *Flow) latReq() *latState {
+// latReq returns f's cold state with the request memory (mem) and the
+// latency state (lat), made on first need with the flow's first request
+// in the memory (reqFirst, reqTs0: a READ when the READ ring's first entry
+// is that request, else memAny). f must have sent a request.
+func (f *Flow) latReq() *flowCold {
 	c := f.more()
 	if c.lat != nil {
-		return c.lat
+		return c
 	}
-	l := new(latState)
-	c.lat = l
-	l.grow()
+	c.lat = new(latState)
+	m := &c.mem
+	m.grow()
 	e := reqMem{psnFlags: uint32(f.reqFirst), ts: f.reqTs0}
 	if rd := f.read(0); rd != nil && rd.psn == f.reqFirst && rd.ts == f.reqTs0 {
 		e.set(memRead)
@@ -133,9 +138,9 @@ func (f *Flow) latReq() *latState {
 	} else {
 		e.set(memAny)
 	}
-	l.ring[0] = e
-	l.head = 1
-	return l
+	m.ring[0] = e
+	m.head = 1
+	return c
 }
 
 // Latencies returns the latency values (ns) of the samples of kind k whose
@@ -162,7 +167,7 @@ func memKind(op decode.Opcode) uint8 {
 // done reports whether a remembered request needs no more remembering for
 // latency: answered, or named (READs and atomics: passed) by a cumulative
 // ACK.
-func (l *latState) done(e *reqMem) bool {
+func (l *reqRing) done(e *reqMem) bool {
 	// Written to be inlined (remember calls it for each entry it drops).
 	f := e.flags()
 	readOrAtomic := f&memKindMask == memRead || f&memKindMask == memAtomic
@@ -182,13 +187,11 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	if f.Key.UD || f.req.nRecent == 0 {
 		return
 	}
-	var l *latState
-	if c := f.cold; c != nil {
-		l = c.lat
+	c := f.more()
+	if c.lat == nil {
+		c = f.latReq() // latReq's test written out: it is not inlined
 	}
-	if l == nil {
-		l = f.latReq() // latReq's test written out: it is not inlined
-	}
+	l := &c.mem
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
 		for l.tail < l.head && l.done(l.at(l.tail)) {
 			l.tail++
@@ -220,7 +223,7 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 }
 
 // grow doubles the ring (or makes the first one), keeping the entries.
-func (l *latState) grow() {
+func (l *reqRing) grow() {
 	n := len(l.ring) * 2
 	if n == 0 {
 		n = reqMemStart
@@ -233,12 +236,12 @@ func (l *latState) grow() {
 }
 
 // at returns the entry with sequence number s (tail <= s < head).
-func (l *latState) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)] }
+func (l *reqRing) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)] }
 
 // search returns the sequence number of the latest remembered entry whose
 // PSN is at or before psn (serial arithmetic; entries are in ascending PSN
 // order), or false when there is none.
-func (l *latState) search(psn PSN) (uint64, bool) {
+func (l *reqRing) search(psn PSN) (uint64, bool) {
 	lo, hi := l.tail, l.head // find the first entry with PSN after psn
 	for lo < hi {
 		mid := lo + (hi-lo)/2
@@ -256,11 +259,11 @@ func (l *latState) search(psn PSN) (uint64, bool) {
 
 // reqMemOf returns f's request memory for a lookup, or nil when f has sent
 // no request (UD flows keep none).
-func (f *Flow) reqMemOf() *latState {
+func (f *Flow) reqMemOf() *reqRing {
 	if !f.req.init || f.Key.UD {
 		return nil
 	}
-	return f.latReq()
+	return &f.latReq().mem
 }
 
 // findReq returns the remembered request of f with PSN psn, or nil.
@@ -359,8 +362,8 @@ func (t *Table) latencyAck(f *Flow, psn PSN, ts int64) {
 		return
 	}
 	e := r.findReq(psn)
-	if l := r.cold.lat; l != nil {
-		l.ackedTo, l.hasAcked = psn, true
+	if c := r.cold; c.lat != nil {
+		c.mem.ackedTo, c.mem.hasAcked = psn, true
 	}
 	if e != nil && (e.kind() == memSendWrite || e.kind() == memAny) && usable(e, ts) {
 		t.sample(r, LatencyAck, e, ts)
@@ -409,12 +412,12 @@ func (t *Table) latencyReadResponse(f *Flow, p *decode.Packet, psn PSN) {
 	}
 }
 
-// clone copies the request memory (its flags change as responses arrive);
-// the latency values are shared up to their current length (they are only
-// appended to, and the copy's slices are clipped so an append copies).
+// clone copies the latency state: the values are shared up to their
+// current length (they are only appended to, and the copy's slices are
+// clipped so an append copies). (The request memory, flowCold.mem, whose
+// flags change as responses arrive, is cloned with the cold state.)
 func (l *latState) clone() *latState {
 	n := *l
-	n.ring = slices.Clone(l.ring)
 	for k := range n.vals {
 		n.vals[k] = slices.Clip(l.vals[k])
 	}

@@ -210,7 +210,7 @@ func (t *Table) ObserveFlowHash(p *decode.Packet, h uint64) *Flow {
 func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
-	if c := f.cold; c == nil || bias(p.TsNs) >= c.rate.endB { // rateTick, inlined by hand
+	if c := f.cold; c == nil || bias(p.TsNs) >= c.rateEndB { // rateTick, inlined by hand
 		t.rateMove(f, p.TsNs)
 	}
 	f.account(p, isCNP)

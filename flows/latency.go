@@ -151,7 +151,8 @@ func (f *Flow) Latencies(k LatencyKind) []int64 {
 	return f.LatencyValues(k).Int64s()
 }
 
-// memKind classifies a request opcode for the request memory.
+// memKind classifies a request opcode for the request memory: remember
+// reads memKinds, computed from it once.
 func memKind(op decode.Opcode) uint8 {
 	switch o := op.Operation(); {
 	case o <= decode.OpWriteOnlyImm, o == decode.OpSendLastInvalidate, o == decode.OpSendOnlyInvalidate:
@@ -164,17 +165,28 @@ func memKind(op decode.Opcode) uint8 {
 	return memOther
 }
 
+// memKinds is memKind of each opcode: one load instead of its tests on
+// every request remembered. Never written after.
+var memKinds = func() (k [256]uint8) {
+	for i := range k {
+		k[i] = memKind(decode.Opcode(i))
+	}
+	return k
+}()
+
 // done reports whether a remembered request needs no more remembering for
 // latency: answered, or named (READs and atomics: passed) by a cumulative
 // ACK.
 func (l *reqRing) done(e *reqMem) bool {
-	// Written to be inlined (remember calls it for each entry it drops).
-	f := e.flags()
-	readOrAtomic := f&memKindMask == memRead || f&memKindMask == memAtomic
+	// Written to be inlined (remember calls it for each entry it drops):
+	// one load of the entry, the kind tested with a bit mask.
+	pf := e.psnFlags
+	f := uint8(pf >> 24)
+	readOrAtomic := 1<<(f&memKindMask)&(1<<memRead|1<<memAtomic) != 0
 	if readOrAtomic && f&memDone != 0 {
 		return true
 	}
-	d := l.ackedTo.Diff(e.psn())
+	d := l.ackedTo.Diff(PSN(pf & psnMask))
 	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
@@ -212,7 +224,7 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	// the stack and copied is loaded back with a wide load of its two
 	// narrow stores, a store-forwarding stall (a third of trackRequest's
 	// samples in a profile of report --json).
-	pf, dmaLen := uint32(psn)|uint32(memKind(p.BTH.Opcode))<<24, uint32(0)
+	pf, dmaLen := uint32(psn)|uint32(memKinds[p.BTH.Opcode])<<24, uint32(0)
 	if pf>>24 == uint32(memRead) && p.Ext&decode.ExtRETH != 0 {
 		pf |= uint32(memHasLen) << 24
 		dmaLen = p.RETH.DMALen

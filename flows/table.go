@@ -193,7 +193,10 @@ func (t *Table) ObserveFlowHash(p *decode.Packet, h uint64) *Flow {
 	if !ok {
 		return nil
 	}
-	f := t.flows.getPacket(p, h, dst, src, ud, hasSrc)
+	if h == 0 {
+		h = hashParts(&p.SrcIP, &p.DstIP, dst, src)
+	}
+	f := t.flows.getHashed(p, h, dst, src, ud, hasSrc)
 	if f == nil {
 		if t.maxFlows >= 0 && t.flows.len() >= t.maxFlows {
 			t.dropped++

@@ -24,7 +24,8 @@
 // the key, in Flow): a frame touches fewer of their cache lines, which
 // with thousands of flows are misses. flowCold's size class starts each
 // object on a line: a request frame reads its first two lines, and its
-// ring slots are one dependent load past it (TestColdStateLines). A
+// ring slots are one dependent load past it; an ACK or READ response
+// reads its second line alone (TestColdStateLines). A
 // stored event is 64 bytes: the values of its kind share four 8-byte
 // slots (Event; read with its methods), and the table keeps events in
 // chunks of 4096 (eventstore.go), so storing more never copies the ones

@@ -97,13 +97,8 @@ type reqState struct {
 // cold state, then the two ring slots it writes (each a cache miss with
 // thousands of flows), one load less than through latState.
 type flowCold struct {
-	// Line 0: what every frame reads (rateEndB) and what a request frame
-	// writes through (the two rings' headers and the memory's head).
-
-	// rateEndB is the end of the current rate window (rateState), biased
-	// (bias) so that the zero value, no window yet, is below every time:
-	// the hot path's test is one comparison.
-	rateEndB uint64
+	// Line 0: what a request frame writes through: the two rings' headers
+	// and the memory's head and tail.
 
 	// recent holds the latest requests, made at the second one with
 	// recentStart entries and doubled each time it fills, up to recentRing
@@ -113,13 +108,23 @@ type flowCold struct {
 
 	mem reqRing // the request memory (latency.go), from the flow's second request
 
-	// Line 1 (from mem.tail): the memory's tail and ACK state, and what a
-	// response frame reads.
+	// Line 1: what every frame reads (rateEndB), the rest of a request
+	// frame's state, and a response frame's: a response flow's frame
+	// reads this line alone.
+
+	// rateEndB is the end of the current rate window (rateState), biased
+	// (bias) so that the zero value, no window yet, is below every time:
+	// the hot path's test is one comparison.
+	rateEndB uint64
 
 	// ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on this flow
 	// named (hasAck: there was one).
 	ackHigh PSN
-	hasAck  bool
+	// ackedTo is the highest PSN an ACK on the peer named (hasAcked: there
+	// was one): the request memory's entries up to it are answered (done).
+	ackedTo  PSN
+	hasAck   bool
+	hasAcked bool
 
 	ccCount uint8 // request packets seen since ccPending's CNP (at most CNPRateWindow)
 

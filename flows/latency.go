@@ -87,15 +87,12 @@ func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
 // reqRing is a flow's request memory (as a request flow), made at the
 // flow's second request (latReq) with the latency state (flowCold.lat);
 // the flow's first request is remembered by Flow.reqFirst and reqTs0
-// until then. It lives in flowCold (flowCold.mem), whose first line holds
-// ring and head: a request frame reaches its slot with one dependent load
-// less than through a pointer.
+// until then. It lives in flowCold (flowCold.mem, in its first line; the
+// ACK state that done reads, ackedTo, is in the second): a request frame
+// reaches its slot with one dependent load less than through a pointer.
 type reqRing struct {
 	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number; nil: no memory yet
 	head, tail uint64
-
-	ackedTo  PSN // highest PSN an ACK on the peer named (cumulative: answers up to it)
-	hasAcked bool
 }
 
 // latState holds the latency values of the samples a flow is the request
@@ -176,8 +173,8 @@ var memKinds = func() (k [256]uint8) {
 
 // done reports whether a remembered request needs no more remembering for
 // latency: answered, or named (READs and atomics: passed) by a cumulative
-// ACK.
-func (l *reqRing) done(e *reqMem) bool {
+// ACK (ackedTo).
+func (l *flowCold) done(e *reqMem) bool {
 	// Written to be inlined (remember calls it for each entry it drops):
 	// one load of the entry, the kind tested with a bit mask.
 	pf := e.psnFlags
@@ -205,7 +202,7 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	l := &c.mem
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
-		for l.tail < l.head && l.done(l.at(l.tail)) {
+		for l.tail < l.head && c.done(l.at(l.tail)) {
 			l.tail++
 		}
 		if l.head-l.tail == n {
@@ -375,7 +372,7 @@ func (t *Table) latencyAck(f *Flow, psn PSN, ts int64) {
 	}
 	e := r.findReq(psn)
 	if c := r.cold; c.lat != nil {
-		c.mem.ackedTo, c.mem.hasAcked = psn, true
+		c.ackedTo, c.hasAcked = psn, true
 	}
 	if e != nil && (e.kind() == memSendWrite || e.kind() == memAny) && usable(e, ts) {
 		t.sample(r, LatencyAck, e, ts)

@@ -268,3 +268,83 @@ func TestSeverityJSON(t *testing.T) {
 		}
 	}
 }
+
+// countRef is Counter.Observe as the contract's Counting rules read, one
+// counter at a time (Counter counts by class and adds up in Summary).
+func countRef(s *CaptureSummary, p *decode.Packet) {
+	if s.Packets == 0 || p.TsNs < s.FirstTsNs {
+		s.FirstTsNs = p.TsNs
+	}
+	if s.Packets == 0 || p.TsNs > s.LastTsNs {
+		s.LastTsNs = p.TsNs
+	}
+	s.Packets++
+	if p.Truncated || p.CapLen < p.Len {
+		s.Truncated++
+	}
+	if p.Malformed {
+		s.Malformed++
+		return
+	}
+	switch p.Kind {
+	case decode.KindRoCE:
+		s.RoCEPackets++
+	case decode.KindCNP:
+		s.RoCEPackets++
+		s.CNPPackets++
+	case decode.KindPFC:
+		s.PFCFrames++
+	case decode.KindPause:
+		s.PauseFrames++
+	}
+	switch p.ICRCStatus {
+	case decode.ICRCBad:
+		s.ICRCBad++
+	case decode.ICRCUnchecked:
+		if p.IsRoCE() {
+			s.ICRCUnchecked++
+		}
+	}
+}
+
+// Counter's classes add up to the counters of the Counting rules for every
+// kind and ICRC status, the decoder's and out-of-range ones, malformed or
+// not, cut or not, in any time order.
+func TestCounterClasses(t *testing.T) {
+	tests := []struct {
+		name  string
+		kinds []decode.Kind
+		stats []decode.ICRCStatus
+	}{
+		{"decoder values", []decode.Kind{decode.KindOther, decode.KindRoCE, decode.KindCNP, decode.KindPFC, decode.KindPause},
+			[]decode.ICRCStatus{decode.ICRCUnchecked, decode.ICRCOK, decode.ICRCBad, decode.ICRCMalformed}},
+		{"out of range", []decode.Kind{decode.KindRoCE, 5, 7, 8, 200}, []decode.ICRCStatus{decode.ICRCBad, decode.ICRCUnchecked, 4, 9}},
+		{"none", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var c Counter
+			var want CaptureSummary
+			ts := int64(1000)
+			for i, k := range tc.kinds {
+				for j, st := range tc.stats {
+					for v := range 4 {
+						ts += int64((i*7+j*3+v)%5) - 2 // back and forth in time
+						p := &decode.Packet{TsNs: ts, Kind: k, ICRCStatus: st, Len: 100, CapLen: 100,
+							Malformed: v&1 != 0, Truncated: v == 2}
+						if v == 3 {
+							p.CapLen = 64
+						}
+						c.Observe(p)
+						countRef(&want, p)
+					}
+				}
+			}
+			got := c.Summary(nil)
+			got.Files = nil
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}

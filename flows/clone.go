@@ -41,6 +41,7 @@ func (t *Table) Clone() *Table {
 		if f.cold != nil {
 			nc := *f.cold
 			nc.recent = slices.Clone(nc.recent)
+			nc.mem.ring = slices.Clone(nc.mem.ring)
 			if nc.rare != nil {
 				nr := *nc.rare
 				if nr.reads != nil {

@@ -183,7 +183,7 @@ func TestCloneConcurrentUse(t *testing.T) {
 // must be copied there too (the field count below is the reminder).
 func TestCloneKnowsEveryField(t *testing.T) {
 	handled := map[string]bool{"flowCold.peer": true, "flowRare.pairVote": true, "flowCold.recent": true, "flowCold.rare": true,
-		"Flow.id": true, "flowRare.reads": true, "flowCold.lat": true, "Flow.cold": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
+		"Flow.id": true, "flowRare.reads": true, "flowCold.lat": true, "reqRing.ring": true, "Flow.cold": true, "Event.Flow": true, "Event.Target": true, "Key.Src": true, "Key.Dst": true}
 	var walk func(owner string, typ reflect.Type)
 	walk = func(owner string, typ reflect.Type) {
 		for i := range typ.NumField() {

@@ -8,7 +8,7 @@ import "github.com/rocetrace/rocetrace/decode"
 // since_original_ns (ts minus the first time the flow sent that PSN, when
 // the request memory still holds it).
 func (t *Table) replayStall(f *Flow, ts, first int64, known bool) {
-	l := f.latReq()
+	l := f.latReq().lat
 	l.replayIdle = 0
 	if f.req.nRecent > 0 {
 		l.replayIdle = ts - f.recentAt(0).ts

@@ -10,19 +10,22 @@
 //
 // A flow that saw one packet costs about 380 bytes (the Flow, its id and its
 // index slot); what only some flows need is made on first need, in two
-// tiers: the cold state (flowCold, 152 bytes: the rate window, the peer,
+// tiers: the cold state (flowCold, 192 bytes: the rate window, the peer,
 // the ring of recent requests, pairing effort, the DCQCN window, the
-// request memory of latency.go with the latency values' slice headers in
-// it), made from a flow's second frame, and the rare state (flowRare, 112
+// request memory of latency.go, and a pointer to the latency values' slice
+// headers, made with the request memory), made from a flow's second frame, and the rare state (flowRare, 112
 // bytes: READ state, replays, READ responses, pairing votes, CE marks, more
 // than one source port). The ring of recent requests starts at 4 entries
 // and doubles while full, up to 32 (64 bytes for a flow of a few requests,
 // not 512). (The VLAN tag of the first frame and its "differed" flag,
 // Flow.VLAN, take two bytes freed by packing the source-port count, its
 // overflow flag and the transport into one byte: Flow stays 288 bytes.)
-// Flow, flowCold and latState put the fields that every frame reads first
-// (after the key, in Flow): a frame touches fewer of their cache lines,
-// which with thousands of flows are misses. A
+// Flow and flowCold put the fields that every frame reads first (after
+// the key, in Flow): a frame touches fewer of their cache lines, which
+// with thousands of flows are misses. flowCold's size class starts each
+// object on a line: a request frame reads its first two lines, and its
+// ring slots are one dependent load past it; an ACK or READ response
+// reads its second line alone (TestColdStateLines). A
 // stored event is 64 bytes: the values of its kind share four 8-byte
 // slots (Event; read with its methods), and the table keeps events in
 // chunks of 4096 (eventstore.go), so storing more never copies the ones
@@ -233,7 +236,7 @@
 // windows add up to its counters exactly. A flow keeps only its current
 // window (in its cold state, from its second frame: the counters when the
 // window opened, and the largest closed window's bytes for the peak; 72
-// bytes, in the cold state's 160-byte size class; a
+// bytes, in the cold state; a
 // flow of one frame has one window, its totals). A frame of a later window
 // closes the current one; a frame earlier than the current window
 // (timestamps out of order within a file) counts in the current window.

@@ -88,14 +88,17 @@ type reqState struct {
 
 // flowCold is the state of a flow made on first need (Flow.more): what a
 // flow of a few packets needs (rate window, peer, recent requests, request
-// memory, pairing effort, DCQCN window). 152 bytes (the 160-byte size
-// class): what fewer flows need is in rare, made on first need in turn.
+// memory, pairing effort, DCQCN window). 192 bytes: the size class lays
+// every object on a cache-line boundary, so the lines below are the CPU's.
+// What fewer flows need is in rare, made on first need in turn.
+//
+// The request memory's ring and counters (mem) are here, not behind the
+// lat pointer: a request frame's chain of dependent loads is the Flow, its
+// cold state, then the two ring slots it writes (each a cache miss with
+// thousands of flows), one load less than through latState.
 type flowCold struct {
-	// The fields a frame reads come first (lat to rate.endB: 64 bytes).
-
-	// lat is the request memory and latency values (latency.go), made on
-	// first need.
-	lat *latState
+	// Line 0: what a request frame writes through: the two rings' headers
+	// and the memory's head and tail.
 
 	// recent holds the latest requests, made at the second one with
 	// recentStart entries and doubled each time it fills, up to recentRing
@@ -103,23 +106,44 @@ type flowCold struct {
 	// flows send a few requests: 64 bytes instead of 512.
 	recent []recentReq
 
-	// DCQCN rate windows (ccrate.go): the pending after-window of the
-	// latest CNP that targets this flow.
-	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
+	mem reqRing // the request memory (latency.go), from the flow's second request
 
-	peer *Flow // the reverse flow (peerState != peerUnknown)
+	// Line 1: what every frame reads (rateEndB), the rest of a request
+	// frame's state, and a response frame's: a response flow's frame
+	// reads this line alone.
+
+	// rateEndB is the end of the current rate window (rateState), biased
+	// (bias) so that the zero value, no window yet, is below every time:
+	// the hot path's test is one comparison.
+	rateEndB uint64
 
 	// ackHigh is the highest PSN an ACK-syndrome ACKNOWLEDGE on this flow
 	// named (hasAck: there was one).
 	ackHigh PSN
-	hasAck  bool
+	// ackedTo is the highest PSN an ACK on the peer named (hasAcked: there
+	// was one): the request memory's entries up to it are answered (done).
+	ackedTo  PSN
+	hasAck   bool
+	hasAcked bool
 
-	rate rateState // the current rate window, from the flow's second frame (rates.go)
+	ccCount uint8 // request packets seen since ccPending's CNP (at most CNPRateWindow)
+
+	// DCQCN rate windows (ccrate.go): the pending after-window of the
+	// latest CNP that targets this flow.
+	ccPending int // index in Table.events + 1 of that CNP; 0: none pending
+
+	// lat holds the latency values and the replay stall figures, made
+	// with the request memory.
+	lat *latState
+
+	peer *Flow // the reverse flow (peerState != peerUnknown)
 
 	pairTries int64
-	ccCount   int // request packets seen since ccPending's CNP
 
 	rare *flowRare // Flow.rare
+
+	// Line 2: the rest of the current rate window, read when it closes.
+	rate rateState // the current rate window, from the flow's second frame (rates.go)
 }
 
 // flowRare is the part of a flow's cold state that only some flows need:

@@ -98,6 +98,13 @@ func (x *flowIndex) getPacket(p *decode.Packet, h uint64, dstQPN, srcQPN uint32,
 	if h == 0 {
 		h = hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN)
 	}
+	return x.getHashed(p, h, dstQPN, srcQPN, ud, hasSrcQPN)
+}
+
+// getHashed is getPacket for h = FlowHash(p), not 0: the probe alone,
+// with no hashing (and none of its spills) on the path of a pipeline,
+// which hashes on the producer.
+func (x *flowIndex) getHashed(p *decode.Packet, h uint64, dstQPN, srcQPN uint32, ud, hasSrcQPN bool) *Flow {
 	tag := uint32(h >> 32)
 	mask := uint64(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {

@@ -84,45 +84,47 @@ func (e *reqMem) kind() uint8      { return e.flags() & memKindMask }
 func (e *reqMem) set(f uint8)      { e.psnFlags |= uint32(f) << 24 }
 func (e *reqMem) has(f uint8) bool { return e.flags()&f != 0 }
 
-// latState is a flow's request memory (as a request flow) and the stall
-// figures of its open replay episode, made at the flow's second request
-// (flowCold.lat); the flow's first request is remembered by Flow.reqFirst and
-// reqTs0 until then. The latency values of the samples it is the request
-// flow of are in vals.
-type latState struct {
-	// The fields a frame reads come first: the ring, the ACK state and
-	// the ack values (vals[LatencyAck]), 72 bytes.
-	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number
+// reqRing is a flow's request memory (as a request flow), made at the
+// flow's second request (latReq) with the latency state (flowCold.lat);
+// the flow's first request is remembered by Flow.reqFirst and reqTs0
+// until then. It lives in flowCold (flowCold.mem, in its first line; the
+// ACK state that done reads, ackedTo, is in the second): a request frame
+// reaches its slot with one dependent load less than through a pointer.
+type reqRing struct {
+	ring       []reqMem // power-of-two size; entries [tail, head) by sequence number; nil: no memory yet
 	head, tail uint64
+}
 
-	ackedTo  PSN // highest PSN an ACK on the peer named (cumulative: answers up to it)
-	hasAcked bool
-	wide     uint8 // bit k: vals[k] holds (low, high) pairs
-
-	replayHasSince bool
-
+// latState holds the latency values of the samples a flow is the request
+// flow of, and the stall figures of its open replay episode; made with
+// the request memory (latReq).
+type latState struct {
 	// vals are in the struct, not behind a pointer: a flow with a request
 	// memory nearly always takes samples (the 2M-flow benchmark capture:
-	// 351k memories, 357k value arrays), so this costs no memory (80 + 96
-	// bytes in two objects -> 160 in one) and saves observeAck's
-	// addValue one dependent load (a cache miss at scale).
+	// 351k memories, 357k value arrays), so this costs no memory and saves
+	// observeAck's addValue one dependent load (a cache miss at scale).
 	vals [NumLatencyKinds][]uint32 // uint32 while they fit, else pairs (latvals.go)
 
 	replayIdle  int64
 	replaySince int64
+
+	wide uint8 // bit k: vals[k] holds (low, high) pairs
+
+	replayHasSince bool
 }
 
-// latReq returns f's request memory, made on first need with the flow's
-// first request in it (reqFirst, reqTs0: a READ when the READ ring's
-// first entry is that request, else memAny). f must have sent a request.
-func (f *Flow) latReq() *latState {
+// latReq returns f's cold state with the request memory (mem) and the
+// latency state (lat), made on first need with the flow's first request
+// in the memory (reqFirst, reqTs0: a READ when the READ ring's first entry
+// is that request, else memAny). f must have sent a request.
+func (f *Flow) latReq() *flowCold {
 	c := f.more()
 	if c.lat != nil {
-		return c.lat
+		return c
 	}
-	l := new(latState)
-	c.lat = l
-	l.grow()
+	c.lat = new(latState)
+	m := &c.mem
+	m.grow()
 	e := reqMem{psnFlags: uint32(f.reqFirst), ts: f.reqTs0}
 	if rd := f.read(0); rd != nil && rd.psn == f.reqFirst && rd.ts == f.reqTs0 {
 		e.set(memRead)
@@ -133,9 +135,9 @@ func (f *Flow) latReq() *latState {
 	} else {
 		e.set(memAny)
 	}
-	l.ring[0] = e
-	l.head = 1
-	return l
+	m.ring[0] = e
+	m.head = 1
+	return c
 }
 
 // Latencies returns the latency values (ns) of the samples of kind k whose
@@ -146,7 +148,8 @@ func (f *Flow) Latencies(k LatencyKind) []int64 {
 	return f.LatencyValues(k).Int64s()
 }
 
-// memKind classifies a request opcode for the request memory.
+// memKind classifies a request opcode for the request memory: remember
+// reads memKinds, computed from it once.
 func memKind(op decode.Opcode) uint8 {
 	switch o := op.Operation(); {
 	case o <= decode.OpWriteOnlyImm, o == decode.OpSendLastInvalidate, o == decode.OpSendOnlyInvalidate:
@@ -159,17 +162,28 @@ func memKind(op decode.Opcode) uint8 {
 	return memOther
 }
 
+// memKinds is memKind of each opcode: one load instead of its tests on
+// every request remembered. Never written after.
+var memKinds = func() (k [256]uint8) {
+	for i := range k {
+		k[i] = memKind(decode.Opcode(i))
+	}
+	return k
+}()
+
 // done reports whether a remembered request needs no more remembering for
 // latency: answered, or named (READs and atomics: passed) by a cumulative
-// ACK.
-func (l *latState) done(e *reqMem) bool {
-	// Written to be inlined (remember calls it for each entry it drops).
-	f := e.flags()
-	readOrAtomic := f&memKindMask == memRead || f&memKindMask == memAtomic
+// ACK (ackedTo).
+func (l *flowCold) done(e *reqMem) bool {
+	// Written to be inlined (remember calls it for each entry it drops):
+	// one load of the entry, the kind tested with a bit mask.
+	pf := e.psnFlags
+	f := uint8(pf >> 24)
+	readOrAtomic := 1<<(f&memKindMask)&(1<<memRead|1<<memAtomic) != 0
 	if readOrAtomic && f&memDone != 0 {
 		return true
 	}
-	d := l.ackedTo.Diff(e.psn())
+	d := l.ackedTo.Diff(PSN(pf & psnMask))
 	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
@@ -182,15 +196,13 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	if f.Key.UD || f.req.nRecent == 0 {
 		return
 	}
-	var l *latState
-	if c := f.cold; c != nil {
-		l = c.lat
+	c := f.more()
+	if c.lat == nil {
+		c = f.latReq() // latReq's test written out: it is not inlined
 	}
-	if l == nil {
-		l = f.latReq() // latReq's test written out: it is not inlined
-	}
+	l := &c.mem
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
-		for l.tail < l.head && l.done(l.at(l.tail)) {
+		for l.tail < l.head && c.done(l.at(l.tail)) {
 			l.tail++
 		}
 		if l.head-l.tail == n {
@@ -205,19 +217,22 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 			}
 		}
 	}
-	e := reqMem{psnFlags: uint32(psn), ts: p.TsNs}
-	k := memKind(p.BTH.Opcode)
-	e.set(k)
-	if k == memRead && p.Ext&decode.ExtRETH != 0 {
-		e.set(memHasLen)
-		e.dmaLen = p.RETH.DMALen
+	// The entry is written field by field in its slot: a reqMem built on
+	// the stack and copied is loaded back with a wide load of its two
+	// narrow stores, a store-forwarding stall (a third of trackRequest's
+	// samples in a profile of report --json).
+	pf, dmaLen := uint32(psn)|uint32(memKinds[p.BTH.Opcode])<<24, uint32(0)
+	if pf>>24 == uint32(memRead) && p.Ext&decode.ExtRETH != 0 {
+		pf |= uint32(memHasLen) << 24
+		dmaLen = p.RETH.DMALen
 	}
-	*l.at(l.head) = e
+	e := l.at(l.head)
+	e.psnFlags, e.dmaLen, e.ts = pf, dmaLen, p.TsNs
 	l.head++
 }
 
 // grow doubles the ring (or makes the first one), keeping the entries.
-func (l *latState) grow() {
+func (l *reqRing) grow() {
 	n := len(l.ring) * 2
 	if n == 0 {
 		n = reqMemStart
@@ -230,12 +245,12 @@ func (l *latState) grow() {
 }
 
 // at returns the entry with sequence number s (tail <= s < head).
-func (l *latState) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)] }
+func (l *reqRing) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)] }
 
 // search returns the sequence number of the latest remembered entry whose
 // PSN is at or before psn (serial arithmetic; entries are in ascending PSN
 // order), or false when there is none.
-func (l *latState) search(psn PSN) (uint64, bool) {
+func (l *reqRing) search(psn PSN) (uint64, bool) {
 	lo, hi := l.tail, l.head // find the first entry with PSN after psn
 	for lo < hi {
 		mid := lo + (hi-lo)/2
@@ -253,11 +268,11 @@ func (l *latState) search(psn PSN) (uint64, bool) {
 
 // reqMemOf returns f's request memory for a lookup, or nil when f has sent
 // no request (UD flows keep none).
-func (f *Flow) reqMemOf() *latState {
+func (f *Flow) reqMemOf() *reqRing {
 	if !f.req.init || f.Key.UD {
 		return nil
 	}
-	return f.latReq()
+	return &f.latReq().mem
 }
 
 // findReq returns the remembered request of f with PSN psn, or nil.
@@ -356,8 +371,8 @@ func (t *Table) latencyAck(f *Flow, psn PSN, ts int64) {
 		return
 	}
 	e := r.findReq(psn)
-	if l := r.cold.lat; l != nil {
-		l.ackedTo, l.hasAcked = psn, true
+	if c := r.cold; c.lat != nil {
+		c.ackedTo, c.hasAcked = psn, true
 	}
 	if e != nil && (e.kind() == memSendWrite || e.kind() == memAny) && usable(e, ts) {
 		t.sample(r, LatencyAck, e, ts)
@@ -406,12 +421,12 @@ func (t *Table) latencyReadResponse(f *Flow, p *decode.Packet, psn PSN) {
 	}
 }
 
-// clone copies the request memory (its flags change as responses arrive);
-// the latency values are shared up to their current length (they are only
-// appended to, and the copy's slices are clipped so an append copies).
+// clone copies the latency state: the values are shared up to their
+// current length (they are only appended to, and the copy's slices are
+// clipped so an append copies). (The request memory, flowCold.mem, whose
+// flags change as responses arrive, is cloned with the cold state.)
 func (l *latState) clone() *latState {
 	n := *l
-	n.ring = slices.Clone(l.ring)
 	for k := range n.vals {
 		n.vals[k] = slices.Clip(l.vals[k])
 	}

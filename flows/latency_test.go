@@ -193,7 +193,7 @@ func TestLatencyMemoryBound(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("samples %+v, want %+v", got, want)
 	}
-	l := flowAB(tb, 0x11).cold.lat
+	l := &flowAB(tb, 0x11).cold.mem
 	if n := len(l.ring); n != reqMemPaired {
 		t.Errorf("ring size %d, want %d", n, reqMemPaired)
 	}
@@ -212,7 +212,7 @@ func TestLatencyMemoryAnswered(t *testing.T) {
 		tb.Observe(ack(int64(i)*10+5, 0x22, uint32(i)))
 	}
 	f := flowAB(tb, 0x11)
-	if n := len(f.cold.lat.ring); n != reqMemStart {
+	if n := len(f.cold.mem.ring); n != reqMemStart {
 		t.Errorf("ring %d entries, want %d", n, reqMemStart)
 	}
 	if n := len(f.Latencies(LatencyAck)); n != 10_000 {

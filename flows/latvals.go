@@ -7,8 +7,8 @@ import "math"
 // while every value fits (up to ~4.29 s, the usual case: half the memory of
 // int64), and as pairs of uint32 (low, high half of the int64) from the
 // first value that does not (the values taken before it are widened then,
-// once). A flow's four kinds cost 96 bytes of slice headers in its request
-// memory (latState.vals) and a bit each, as the int64 slices did.
+// once). A flow's four kinds cost 96 bytes of slice headers in its latency
+// state (latState.vals) and a bit each, as the int64 slices did.
 type LatencyValues struct {
 	s    []uint32
 	wide bool // s holds (low, high) pairs

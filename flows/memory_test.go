@@ -2,6 +2,7 @@ package flows
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/rocetrace/rocetrace/internal/testenv"
 )
@@ -73,5 +74,43 @@ func TestMemoryPerFlowAndEvent(t *testing.T) {
 				t.Errorf("%s: %d bytes, want at most %d", tc.name, per, tc.limit)
 			}
 		})
+	}
+}
+
+// TestColdStateLines holds flowCold's layout: 192 bytes (a size class
+// whose objects start on a cache line), the rings a request frame writes
+// through in its first line, what every frame reads (the rate window's
+// end) with the rest of a request frame's state and all of a response
+// frame's in the second. A field moved across a line boundary makes a
+// frame touch one more line of it, which with thousands of flows is a
+// cache miss.
+func TestColdStateLines(t *testing.T) {
+	var c flowCold
+	if n := unsafe.Sizeof(c); n != 192 {
+		t.Errorf("flowCold is %d bytes, want 192", n)
+	}
+	mem := unsafe.Offsetof(c.mem)
+	tests := []struct {
+		name        string
+		offset, end uintptr // [offset, end): the field's bytes
+		line        uintptr
+	}{
+		{"recent", unsafe.Offsetof(c.recent), unsafe.Offsetof(c.recent) + unsafe.Sizeof(c.recent), 0},
+		{"mem.ring", mem + unsafe.Offsetof(c.mem.ring), mem + unsafe.Offsetof(c.mem.ring) + unsafe.Sizeof(c.mem.ring), 0},
+		{"mem.head", mem + unsafe.Offsetof(c.mem.head), mem + unsafe.Offsetof(c.mem.head) + 8, 0},
+		{"mem.tail", mem + unsafe.Offsetof(c.mem.tail), mem + unsafe.Offsetof(c.mem.tail) + 8, 0},
+		{"rateEndB", unsafe.Offsetof(c.rateEndB), unsafe.Offsetof(c.rateEndB) + 8, 1},
+		{"ackHigh", unsafe.Offsetof(c.ackHigh), unsafe.Offsetof(c.ackHigh) + 4, 1},
+		{"ackedTo", unsafe.Offsetof(c.ackedTo), unsafe.Offsetof(c.ackedTo) + 4, 1},
+		{"hasAck", unsafe.Offsetof(c.hasAck), unsafe.Offsetof(c.hasAcked) + 1, 1},
+		{"ccPending", unsafe.Offsetof(c.ccPending), unsafe.Offsetof(c.ccPending) + 8, 1},
+		{"lat", unsafe.Offsetof(c.lat), unsafe.Offsetof(c.lat) + 8, 1},
+		{"peer", unsafe.Offsetof(c.peer), unsafe.Offsetof(c.peer) + 8, 1},
+		{"pairTries", unsafe.Offsetof(c.pairTries), unsafe.Offsetof(c.pairTries) + 8, 1},
+	}
+	for _, tc := range tests {
+		if tc.offset/64 != tc.line || (tc.end-1)/64 != tc.line {
+			t.Errorf("flowCold.%s at bytes [%d, %d), want it in line %d", tc.name, tc.offset, tc.end, tc.line)
+		}
 	}
 }

@@ -26,13 +26,10 @@ type rateCounts struct {
 }
 
 // rateState is the flow's current rate window (in flowCold: a flow that saw
-// one frame has one window, implied by FirstTsNs and its totals).
+// one frame has one window, implied by FirstTsNs and its totals). Its end,
+// (k+1)·W saturated at MaxInt64, is flowCold.rateEndB (biased), next to
+// the other fields every frame reads.
 type rateState struct {
-	// endB is the window's end (k+1)·W (saturated at MaxInt64), biased
-	// (bias) so that the zero value, no window yet, is below every time:
-	// the hot path's test is one comparison. (First: flowCold puts it
-	// next to the other fields every frame reads.)
-	endB  uint64
 	start int64      // current window's start, k·W
 	base  rateCounts // the flow's counters when the window opened
 	peak  int64      // most wire bytes in a closed window
@@ -41,13 +38,13 @@ type rateState struct {
 // bias maps int64 order onto uint64 order, MinInt64 to 0.
 func bias(v int64) uint64 { return uint64(v) ^ 1<<63 }
 
-// open makes [start, start+w) the current window.
-func (r *rateState) open(start, w int64) {
+// openRate makes [start, start+w) the current window.
+func (c *flowCold) openRate(start, w int64) {
 	end := int64(math.MaxInt64)
 	if start <= math.MaxInt64-w {
 		end = start + w
 	}
-	r.start, r.endB = start, bias(end)
+	c.rate.start, c.rateEndB = start, bias(end)
 }
 
 func (f *Flow) rateCounts() rateCounts {
@@ -75,7 +72,7 @@ func (t *Table) Bin() int64 { return t.cfg.Bin }
 // observeFlow has the test written out (rateTick is too large to be
 // inlined); rateMove is the rare rest.
 func (t *Table) rateTick(f *Flow, ts int64) {
-	if c := f.cold; c != nil && bias(ts) < c.rate.endB {
+	if c := f.cold; c != nil && bias(ts) < c.rateEndB {
 		return
 	}
 	t.rateMove(f, ts)
@@ -88,19 +85,20 @@ func (t *Table) rateMove(f *Flow, ts int64) {
 	if f.Packets == 0 {
 		return
 	}
-	r := &f.more().rate
-	if r.endB == 0 {
-		r.open(windowStart(f.FirstTsNs, t.cfg.Bin), t.cfg.Bin)
+	c := f.more()
+	r := &c.rate
+	if c.rateEndB == 0 {
+		c.openRate(windowStart(f.FirstTsNs, t.cfg.Bin), t.cfg.Bin)
 	}
-	if bias(ts) < r.endB {
+	if bias(ts) < c.rateEndB {
 		return
 	}
-	start := nextWindowStart(r, ts, t.cfg.Bin)
+	start := nextWindowStart(c, ts, t.cfg.Bin)
 	if start == r.start { // the last window of time, whose end saturated
 		return
 	}
 	t.closeWindow(f, r)
-	r.open(start, t.cfg.Bin)
+	c.openRate(start, t.cfg.Bin)
 	r.setBase(f)
 }
 
@@ -115,14 +113,14 @@ func (r *rateState) setBase(f *Flow) {
 }
 
 // nextWindowStart is windowStart(ts, w) for a ts at or past the end of
-// window r: the next window's start, r's end, when ts is before the end of
-// that one (a flow that sends at least once per window: most moves),
-// without a division.
-func nextWindowStart(r *rateState, ts, w int64) int64 {
-	end := int64(r.endB ^ 1<<63)
-	// end-r.start == w: the end did not saturate. ts >= end, so the
+// c's current window: the next window's start, that window's end, when ts
+// is before the end of the next one (a flow that sends at least once per
+// window: most moves), without a division.
+func nextWindowStart(c *flowCold, ts, w int64) int64 {
+	end := int64(c.rateEndB ^ 1<<63)
+	// end-start == w: the end did not saturate. ts >= end, so the
 	// unsigned difference is exact.
-	if end-r.start == w && uint64(ts)-uint64(end) < uint64(w) {
+	if end-c.rate.start == w && uint64(ts)-uint64(end) < uint64(w) {
 		return end
 	}
 	return windowStart(ts, w)
@@ -150,7 +148,7 @@ func (t *Table) finishRates() {
 		return
 	}
 	for _, f := range t.order {
-		if f.cold != nil && f.cold.rate.endB != 0 {
+		if f.cold != nil && f.cold.rateEndB != 0 {
 			t.closeWindow(f, &f.cold.rate)
 			continue
 		}
@@ -166,7 +164,7 @@ func (t *Table) finishRates() {
 // PeakWindowBytes returns the most wire bytes of the flow in one window of
 // Table.Bin (the current, still open, window included).
 func (f *Flow) PeakWindowBytes() int64 {
-	if f.cold == nil || f.cold.rate.endB == 0 {
+	if f.cold == nil || f.cold.rateEndB == 0 {
 		return f.Bytes
 	}
 	r := &f.cold.rate

@@ -213,9 +213,9 @@ func TestNextWindowStart(t *testing.T) {
 		default:
 			start = windowStart(near(math.MinInt64, 2*uint64(w)), w)
 		}
-		var r rateState
-		r.open(start, w)
-		end := int64(r.endB ^ 1<<63)
+		var c flowCold
+		c.openRate(start, w)
+		end := int64(c.rateEndB ^ 1<<63)
 		// a ts at or past the end: within two windows of it, or anywhere
 		var ts int64
 		if rng.IntN(2) == 0 {
@@ -226,7 +226,7 @@ func TestNextWindowStart(t *testing.T) {
 		if ts < end {
 			continue
 		}
-		if got, want := nextWindowStart(&r, ts, w), windowStart(ts, w); got != want {
+		if got, want := nextWindowStart(&c, ts, w), windowStart(ts, w); got != want {
 			t.Fatalf("w %d start %d end %d ts %d: got %d want %d", w, start, end, ts, got, want)
 		}
 	}

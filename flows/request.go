@@ -92,9 +92,19 @@ func (t *Table) resolvePending(f *Flow, psn PSN) {
 // records the request in the recent ring and counts it in the pending
 // after-window of the latest CNP that targets f (countAfterCNP). Calls in
 // a row, not a defer: this runs for most frames of a capture.
+//
+// The usual request, the expected PSN of a flow with no replay open and
+// no READ span pending, not a READ Request, takes trackRequest's path
+// without its tests: it is remembered and moves the expected PSN on.
 func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 	psn := PSN(p.BTH.PSN & psnMask)
-	t.trackRequest(f, p, psn)
+	if r := &f.req; psn == r.next && r.init && !r.pending && !r.inReplay &&
+		p.BTH.Opcode.Operation() != decode.OpReadRequest {
+		t.remember(f, p, psn)
+		r.next = psn.Add(1)
+	} else {
+		t.trackRequest(f, p, psn)
+	}
 	f.addRecent(psn, p.TsNs, p.FrameLen)
 	if c := f.cold; c != nil && c.ccPending != 0 {
 		t.countAfterCNP(f, c)

@@ -193,7 +193,10 @@ func (t *Table) ObserveFlowHash(p *decode.Packet, h uint64) *Flow {
 	if !ok {
 		return nil
 	}
-	f := t.flows.getPacket(p, h, dst, src, ud, hasSrc)
+	if h == 0 {
+		h = hashParts(&p.SrcIP, &p.DstIP, dst, src)
+	}
+	f := t.flows.getHashed(p, h, dst, src, ud, hasSrc)
 	if f == nil {
 		if t.maxFlows >= 0 && t.flows.len() >= t.maxFlows {
 			t.dropped++
@@ -210,7 +213,7 @@ func (t *Table) ObserveFlowHash(p *decode.Packet, h uint64) *Flow {
 func (t *Table) observeFlow(f *Flow, p *decode.Packet) {
 	op := p.BTH.Opcode
 	isCNP := p.Kind == decode.KindCNP || op == decode.OpcodeCNP
-	if c := f.cold; c == nil || bias(p.TsNs) >= c.rate.endB { // rateTick, inlined by hand
+	if c := f.cold; c == nil || bias(p.TsNs) >= c.rateEndB { // rateTick, inlined by hand
 		t.rateMove(f, p.TsNs)
 	}
 	f.account(p, isCNP)

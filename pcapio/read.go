@@ -86,8 +86,13 @@ func (r *Reader) nextPcap(rec *Record) error {
 	if r.w-r.r < total && !r.fill(total) {
 		return r.shortError(off, "record", int64(total))
 	}
-	start := r.r + pcapRecordHeaderLen
-	end := r.r + total
+	r.setPcapRecord(rec, off, r.r+pcapRecordHeaderLen, r.r+total, ts, capLen, wireLen)
+	return nil
+}
+
+// setPcapRecord sets rec to the record at off whose data is
+// r.buf[start:end], numbers it and moves the read position past it.
+func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64, capLen, wireLen uint32) {
 	rec.Data = r.buf[start:end:end]
 	rec.TsNs = ts
 	rec.CapLen = int(capLen)
@@ -98,7 +103,6 @@ func (r *Reader) nextPcap(rec *Record) error {
 	rec.Frame = r.frame
 	rec.Offset = off
 	r.r = end
-	return nil
 }
 
 // nextPcapBuffered is nextPcap for a record whose header and data are
@@ -116,16 +120,7 @@ func (r *Reader) nextPcapBuffered(rec *Record) bool {
 		return false
 	}
 	off := r.base + int64(r.r)
-	rec.Data = r.buf[start:end:end]
-	rec.TsNs = ts
-	rec.CapLen = int(capLen)
-	rec.Len = int(max(wireLen, capLen))
-	rec.LinkType = r.pcapLink
-	rec.File = r.file
-	r.frame++
-	rec.Frame = r.frame
-	rec.Offset = off
-	r.r = end
+	r.setPcapRecord(rec, off, start, end, ts, capLen, wireLen)
 	if r.mapped {
 		r.last = off
 		if r.r-r.released >= mapReleaseLag+mapReleaseStep {

@@ -122,10 +122,71 @@ func directRange(idx []int32, dict []string) (lo, hi string, top int32, err erro
 	return lo, hi, top, nil
 }
 
+// seenMax bounds the dictionaries whose entries seenRange marks in a
+// table of constant size (chunkState.seenTab): indexes masked to it need
+// no bounds check.
+const seenMax = 1 << 16
+
 // seenRange is dictRange for a dictionary not much larger than the page:
 // each index marks its entry (a store, no dependency between values), and
-// the ranks of the marked entries are compared once each.
+// the ranks of the marked entries are compared once each. The indexes are
+// checked against the dictionary once, after marking: an index out of it
+// has marked an entry past the dictionary's end.
 func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top int32, err error) {
+	n := len(dict)
+	if n > seenMax {
+		return st.seenRangeLarge(idx, dict)
+	}
+	if st.seenTab == nil {
+		st.seenTab = new([seenMax]byte)
+	}
+	seen := st.seenTab
+	var all uint32 // the indexes ORed: at least the largest
+	v := idx
+	for len(v) >= 4 {
+		a, b, c, d := uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3])
+		all |= a | b | c | d
+		seen[a&(seenMax-1)] = 1
+		seen[b&(seenMax-1)] = 1
+		seen[c&(seenMax-1)] = 1
+		seen[d&(seenMax-1)] = 1
+		v = v[4:]
+	}
+	for _, x := range v {
+		all |= uint32(x)
+		seen[uint32(x)&(seenMax-1)] = 1
+	}
+	if all >= uint32(n) {
+		// Some index may be out of the dictionary: then it marked an
+		// entry in [n, all] (or anywhere, masked, if all >= seenMax).
+		end := min(int(all)+1, seenMax)
+		if all >= seenMax || !allZero(seen[n:end]) {
+			clear(seen[:end])
+			return "", "", 0, fmt.Errorf("dictionary index out of %d", n)
+		}
+	}
+	return st.rankRange(seen[:], dict)
+}
+
+// allZero reports whether b is all zeros.
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// seenRangeLarge is seenRange for a dictionary of more than seenMax
+// entries, each index checked as it marks.
+func (st *chunkState) seenRangeLarge(idx []int32, dict []string) (lo, hi string, top int32, err error) {
 	n := len(dict)
 	padded := (n + 7) &^ 7
 	if len(st.seen) < padded {
@@ -140,10 +201,20 @@ func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top 
 		}
 		seen[u] = 1
 	}
+	return st.rankRange(st.seen, dict)
+}
+
+// rankRange returns the smallest and largest strings of the entries of
+// dict marked in seen (at least one; none past len(dict)), and the
+// largest marked index, and clears the marks. len(seen) is at least
+// len(dict) rounded up to a multiple of 8.
+func (st *chunkState) rankRange(seen []byte, dict []string) (lo, hi string, top int32, err error) {
+	n := len(dict)
+	padded := (n + 7) &^ 7
 	rank := st.rank[:n]
 	rlo, rhi := int32(n), int32(-1)
 	top = -1
-	words := st.seen[:padded]
+	words := seen[:padded]
 	for i := 0; i < padded; i += 8 {
 		if binary.LittleEndian.Uint64(words[i:]) == 0 {
 			continue

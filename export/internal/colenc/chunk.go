@@ -22,10 +22,12 @@ type chunkState struct {
 	// order (order) and the position of each in it (rank, by index): a
 	// page's min and max are found by comparing ranks, not strings.
 	order, rank  []int32
-	merge, added []int32 // scratch
-	seen         []byte  // scratch of seenRange: the entries a page refers to
-	skip         int     // pages left to store uncompressed without trying the codec
-	plainRun     int     // pages left to encode PLAIN without trying DELTA_BINARY_PACKED
+	merge, added []int32        // scratch
+	packed       []uint64       // scratch of sortAdded
+	seen         []byte         // scratch of seenRangeLarge: the entries a page refers to
+	seenTab      *[seenMax]byte // scratch of seenRange, allocated at first use
+	skip         int            // pages left to store uncompressed without trying the codec
+	plainRun     int            // pages left to encode PLAIN without trying DELTA_BINARY_PACKED
 	encPages     map[format.Encoding]int32
 	// An integer dictionary column's (Column.IntDict) dictionary in the
 	// row group: its values by index (ivals) and, by value, index+1 (islot;

@@ -48,14 +48,15 @@ func (st *chunkState) dictIndexes(dst, v []int32) (idx []int32, top int32, ok bo
 	rest, out := v[i:], dst[i:]
 	out = out[:len(rest)]
 	var all uint32
-	for j, x := range rest {
-		u := uint32(x)
-		all |= u
-		s := slot[u&(IntDictDomain-1)]
-		if s == 0 {
-			if s, ok = st.dictSlot(x); !ok {
-				return st.undoDict(dst, n0)
-			}
+	for j := 0; j < len(rest); j++ {
+		k, a := knownIndexes(slot, used, rest[j:], out[j:])
+		j, all = j+k, all|a
+		if j == len(rest) {
+			break
+		}
+		s, ok := st.dictSlot(rest[j])
+		if !ok {
+			return st.undoDict(dst, n0)
 		}
 		used[(s-1)&(IntDictMax-1)] = 1
 		out[j] = int32(s) - 1
@@ -64,6 +65,44 @@ func (st *chunkState) dictIndexes(dst, v []int32) (idx []int32, top int32, ok bo
 		return st.undoDict(dst, n0)
 	}
 	return dst, st.topUsed(), true
+}
+
+// knownIndexes stores in out (at least as long as v) the dictionary
+// indexes of the values that v starts with that are in the dictionary
+// (slot) and marks them in used, up to the first value that is not, and
+// returns their number, k, and the values it looked up ORed. The
+// values are looked up masked to the domain: the caller checks the OR
+// against it. A leaf function: its state stays in registers; four values
+// a step while all four are known.
+func knownIndexes(slot *[IntDictDomain]uint16, used *[IntDictMax]byte, v, out []int32) (k int, all uint32) {
+	out = out[:len(v)]
+	const m = IntDictDomain - 1
+	for len(v)-k >= 4 {
+		w, o := v[k:k+4:k+4], out[k:k+4:k+4]
+		a, b, c, d := uint32(w[0]), uint32(w[1]), uint32(w[2]), uint32(w[3])
+		sa, sb, sc, sd := slot[a&m], slot[b&m], slot[c&m], slot[d&m]
+		if sa == 0 || sb == 0 || sc == 0 || sd == 0 {
+			break
+		}
+		all |= a | b | c | d
+		used[(sa-1)&(IntDictMax-1)] = 1
+		used[(sb-1)&(IntDictMax-1)] = 1
+		used[(sc-1)&(IntDictMax-1)] = 1
+		used[(sd-1)&(IntDictMax-1)] = 1
+		o[0], o[1], o[2], o[3] = int32(sa)-1, int32(sb)-1, int32(sc)-1, int32(sd)-1
+		k += 4
+	}
+	for ; k < len(v); k++ {
+		u := uint32(v[k])
+		all |= u
+		s := slot[u&(IntDictDomain-1)]
+		if s == 0 {
+			return k, all
+		}
+		used[(s-1)&(IntDictMax-1)] = 1
+		out[k] = int32(s) - 1
+	}
+	return len(v), all
 }
 
 // runLen returns the length of the run of v[0] that v (not empty) starts

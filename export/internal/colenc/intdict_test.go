@@ -35,6 +35,12 @@ func TestConstIndexes(t *testing.T) {
 		{9, 1<<16 + 5},     // out of the domain, its lookup masked to 5's: falls back
 		{9, 3, 9, 3, 1, 5}, // 5 and 9 known, 3 and 1 new
 		{-1},               // out of the domain
+		// Known values four at a time (knownIndexes), then one by one.
+		{5, 9, 3, 1, 5, 9, 3, 1, 5},
+		{5, 9, 3, 1, 9, 5, 42, 3, 1, 5, 9, 3, 1, 5, 7},       // new values inside a group of four
+		{5, 9, 3, 1, 1<<16 + 9, 5, 3, 1, 9},                  // masked onto 9 in a group of four
+		{1, 3, 5, 9, -(1 << 16) + 5, 9, 9, 9, 1, 3, 5, 9, 1}, // negative, masked onto 5
+		{1, 3, 5, 9, 1, 3, 5, 9, 1, 3, 5, 1<<20 + 3},         // in the last group, one by one
 	}
 	for _, v := range pages {
 		n0 := len(st.ivals)

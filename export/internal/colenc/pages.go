@@ -156,8 +156,14 @@ func (e *Encoder) listData(s *Pages, spec *colSpec) colData {
 			e.listDef[i], e.listRep[i] = 2, min(uint8(i), 1)
 		}
 	}
-	for _, d := range s.def[spec.def][:rows] {
-		if d != 0 {
+	def := s.def[spec.def][:rows]
+	for i := 0; i < len(def); i++ {
+		if n := nullRows(def[i:]); n > 0 {
+			q, r = appendZeros(q, n), appendZeros(r, n)
+			i += n - 1
+			continue
+		}
+		if def[i] != 0 {
 			q = append(q, e.listDef...)
 			r = append(r, e.listRep...)
 		} else {
@@ -178,9 +184,14 @@ func (e *Encoder) setData(s *Pages, spec *colSpec) colData {
 	rows := s.N
 	q, r, v := e.sdef[:0], e.srep[:0], e.svals[:0]
 	masks, def := s.i32[spec.slot][:rows], s.def[spec.def][:rows]
-	for i, d := range def {
+	for i := 0; i < len(def); i++ {
+		if n := nullRows(def[i:]); n > 0 {
+			q, r = appendZeros(q, n), appendZeros(r, n)
+			i += n - 1
+			continue
+		}
 		m := uint32(masks[i])
-		if d == 0 || m == 0 {
+		if def[i] == 0 || m == 0 {
 			q, r = append(q, 0), append(r, 0)
 			continue
 		}
@@ -194,6 +205,23 @@ func (e *Encoder) setData(s *Pages, spec *colSpec) colData {
 	}
 	e.sdef, e.srep, e.svals = q, r, v
 	return colData{defPlane: -1, def: q, rep: r, numValues: len(r), i32: v}
+}
+
+// nullRows returns the number of levels of 0 that def starts with, in
+// whole words of eight (0 if its first eight are not all 0).
+func nullRows(def []uint8) int {
+	n := 0
+	for len(def)-n >= 8 && binary.LittleEndian.Uint64(def[n:]) == 0 {
+		n += 8
+	}
+	return n
+}
+
+// appendZeros appends n zeros to b.
+func appendZeros(b []uint8, n int) []uint8 {
+	b = slices.Grow(b, n)
+	clear(b[len(b) : len(b)+n])
+	return b[:len(b)+n]
 }
 
 // run is a range of rows [start, end) whose level is 1.

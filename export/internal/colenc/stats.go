@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go/format"
 )
@@ -120,10 +122,71 @@ func directRange(idx []int32, dict []string) (lo, hi string, top int32, err erro
 	return lo, hi, top, nil
 }
 
+// seenMax bounds the dictionaries whose entries seenRange marks in a
+// table of constant size (chunkState.seenTab): indexes masked to it need
+// no bounds check.
+const seenMax = 1 << 16
+
 // seenRange is dictRange for a dictionary not much larger than the page:
 // each index marks its entry (a store, no dependency between values), and
-// the ranks of the marked entries are compared once each.
+// the ranks of the marked entries are compared once each. The indexes are
+// checked against the dictionary once, after marking: an index out of it
+// has marked an entry past the dictionary's end.
 func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top int32, err error) {
+	n := len(dict)
+	if n > seenMax {
+		return st.seenRangeLarge(idx, dict)
+	}
+	if st.seenTab == nil {
+		st.seenTab = new([seenMax]byte)
+	}
+	seen := st.seenTab
+	var all uint32 // the indexes ORed: at least the largest
+	v := idx
+	for len(v) >= 4 {
+		a, b, c, d := uint32(v[0]), uint32(v[1]), uint32(v[2]), uint32(v[3])
+		all |= a | b | c | d
+		seen[a&(seenMax-1)] = 1
+		seen[b&(seenMax-1)] = 1
+		seen[c&(seenMax-1)] = 1
+		seen[d&(seenMax-1)] = 1
+		v = v[4:]
+	}
+	for _, x := range v {
+		all |= uint32(x)
+		seen[uint32(x)&(seenMax-1)] = 1
+	}
+	if all >= uint32(n) {
+		// Some index may be out of the dictionary: then it marked an
+		// entry in [n, all] (or anywhere, masked, if all >= seenMax).
+		end := min(int(all)+1, seenMax)
+		if all >= seenMax || !allZero(seen[n:end]) {
+			clear(seen[:end])
+			return "", "", 0, fmt.Errorf("dictionary index out of %d", n)
+		}
+	}
+	return st.rankRange(seen[:], dict)
+}
+
+// allZero reports whether b is all zeros.
+func allZero(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b) != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// seenRangeLarge is seenRange for a dictionary of more than seenMax
+// entries, each index checked as it marks.
+func (st *chunkState) seenRangeLarge(idx []int32, dict []string) (lo, hi string, top int32, err error) {
 	n := len(dict)
 	padded := (n + 7) &^ 7
 	if len(st.seen) < padded {
@@ -138,10 +201,20 @@ func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top 
 		}
 		seen[u] = 1
 	}
+	return st.rankRange(st.seen, dict)
+}
+
+// rankRange returns the smallest and largest strings of the entries of
+// dict marked in seen (at least one; none past len(dict)), and the
+// largest marked index, and clears the marks. len(seen) is at least
+// len(dict) rounded up to a multiple of 8.
+func (st *chunkState) rankRange(seen []byte, dict []string) (lo, hi string, top int32, err error) {
+	n := len(dict)
+	padded := (n + 7) &^ 7
 	rank := st.rank[:n]
 	rlo, rhi := int32(n), int32(-1)
 	top = -1
-	words := st.seen[:padded]
+	words := seen[:padded]
 	for i := 0; i < padded; i += 8 {
 		if binary.LittleEndian.Uint64(words[i:]) == 0 {
 			continue
@@ -159,14 +232,11 @@ func (st *chunkState) seenRange(idx []int32, dict []string) (lo, hi string, top 
 }
 
 // addToOrder adds the entries of dict after those already ranked to the
-// string order: sorted, then merged with the order so far.
+// string order: sorted (sortAdded), then merged with the order so far.
 func (st *chunkState) addToOrder(dict []string) {
-	byString := func(a, b int32) int { return cmp.Compare(dict[a], dict[b]) }
-	added := st.added[:0]
-	for i := len(st.rank); i < len(dict); i++ {
-		added = append(added, int32(i))
-	}
-	slices.SortFunc(added, byString)
+	byString := func(a, b int32) int { return strings.Compare(dict[a], dict[b]) }
+	st.sortAdded(dict, len(st.rank))
+	added := st.added
 	merged := st.merge[:0]
 	a, b := st.order, added
 	for len(a) > 0 && len(b) > 0 {
@@ -184,6 +254,107 @@ func (st *chunkState) addToOrder(dict []string) {
 	for r, i := range st.order {
 		st.rank[i] = int32(r)
 	}
+}
+
+// sortAdded sets st.added to the indexes of dict from first on, in string
+// order. The entries of a dictionary (addresses, flow ids) share long
+// prefixes ("10.0.2.", "02:01:00:00:"): they are sorted a few bytes at a
+// time past the prefix they share, as numbers (sortBytes), not by
+// comparing their strings from the start each time.
+func (st *chunkState) sortAdded(dict []string, first int) {
+	n := len(dict) - first
+	added := slices.Grow(st.added[:0], n)[:n]
+	for j := range added {
+		added[j] = int32(first + j)
+	}
+	st.packed = slices.Grow(st.packed[:0], n)[:n]
+	st.merge = slices.Grow(st.merge[:0], n)[:n]
+	sortBytes(added, dict, 0, st.packed, st.merge)
+	st.added = added
+}
+
+// keyBytes is how many bytes of the strings sortBytes compares at a time:
+// with a position in the run below them in a uint64.
+const (
+	keyBytes = 5
+	posBits  = 64 - 8*keyBytes
+)
+
+// sortBytes sorts idx by their strings in dict, which are equal up to
+// offset p: by the keyBytes bytes past the prefix that they share from p
+// on (big-endian and zero-padded: a string that ends inside them is a
+// prefix of any other with the same bytes there, so it is the smaller),
+// then each run of equal bytes by the next ones. A run with a string that
+// ends before the next bytes, or too long for posBits, is sorted by
+// comparing the strings. packed and tmp are scratch of idx's length.
+func sortBytes(idx []int32, dict []string, p int, packed []uint64, tmp []int32) {
+	if len(idx) < 2 {
+		return
+	}
+	if len(idx) >= 1<<posBits {
+		slices.SortFunc(idx, func(a, b int32) int { return strings.Compare(dict[a][p:], dict[b][p:]) })
+		return
+	}
+	s0 := dict[idx[0]]
+	n := len(s0)
+	for _, i := range idx[1:] {
+		n = p + commonPrefix(s0[p:n], dict[i][p:])
+	}
+	p = n
+	packed = packed[:len(idx)]
+	for j, i := range idx {
+		packed[j] = prefixKey(dict[i][p:])<<posBits | uint64(j)
+	}
+	slices.Sort(packed)
+	tmp = tmp[:len(idx)]
+	for j, k := range packed {
+		tmp[j] = idx[k&(1<<posBits-1)]
+	}
+	copy(idx, tmp)
+	for j := 0; j < len(idx); {
+		e := j + 1
+		for e < len(idx) && packed[e]>>posBits == packed[j]>>posBits {
+			e++
+		}
+		if run := idx[j:e]; len(run) > 1 {
+			if shortest(run, dict) < p+keyBytes {
+				slices.SortFunc(run, func(a, b int32) int { return strings.Compare(dict[a][p:], dict[b][p:]) })
+			} else {
+				sortBytes(run, dict, p+keyBytes, packed[j:e], tmp[j:e])
+			}
+		}
+		j = e
+	}
+}
+
+// prefixKey returns the first keyBytes bytes of s (fewer padded with
+// zeros) as a big-endian number.
+func prefixKey(s string) uint64 {
+	var b [8]byte
+	copy(b[8-keyBytes:], s[:min(len(s), keyBytes)])
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// shortest returns the length of the shortest string of idx.
+func shortest(idx []int32, dict []string) int {
+	n := len(dict[idx[0]])
+	for _, i := range idx[1:] {
+		n = min(n, len(dict[i]))
+	}
+	return n
+}
+
+// commonPrefix returns the length of the prefix a and b share.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(a[i:]), 8)) == binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(b[i:]), 8)) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // minMax32 returns the min and max of v (not empty), compared as unsigned

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"math"
-	"os"
 	"testing"
 	"time"
 
@@ -23,10 +22,7 @@ import (
 //	ROCETRACE_BENCH_FILE=/tmp/rocetrace-bench/bulk-1m-128.pcap go test -run '^$' \
 //	    -bench ConsumeFile -benchtime 10x ./engine
 func BenchmarkConsumeFile(b *testing.B) {
-	path := os.Getenv("ROCETRACE_BENCH_FILE")
-	if path == "" {
-		b.Skip("ROCETRACE_BENCH_FILE not set")
-	}
+	path := benchFile(b)
 	in := Open([]string{path})
 	var ps []decode.Packet
 	var hs []uint64

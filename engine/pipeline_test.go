@@ -24,10 +24,7 @@ import (
 //	ROCETRACE_BENCH_FILE=/tmp/rocetrace-bench/bulk-10m-128.pcap go test -run '^$' \
 //	    -bench PipelineFile -benchtime 1x -cpuprofile cpu.out ./cmd/rocetrace
 func BenchmarkPipelineFile(b *testing.B) {
-	path := os.Getenv("ROCETRACE_BENCH_FILE")
-	if path == "" {
-		b.Skip("ROCETRACE_BENCH_FILE not set")
-	}
+	path := benchFile(b)
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -49,6 +46,17 @@ func BenchmarkPipelineFile(b *testing.B) {
 		frames = rep.Capture.Packets
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(frames), "ns/frame")
+}
+
+// benchFile returns the capture named by $ROCETRACE_BENCH_FILE, the file
+// benchmarks' input, or skips b when the variable is unset.
+func benchFile(b *testing.B) string {
+	b.Helper()
+	path := os.Getenv("ROCETRACE_BENCH_FILE")
+	if path == "" {
+		b.Skip("ROCETRACE_BENCH_FILE not set")
+	}
+	return path
 }
 
 // analyse is what `rocetrace report` runs: an Engine over the pipeline.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"os"
 	"runtime"
 	"testing"
 
@@ -26,10 +25,7 @@ func threadCPUNs(b *testing.B) int64 {
 // of every packet, so that the packets' cache lines move between cores as
 // in the real pipeline, and keeps ahead of the producer.
 func BenchmarkProduceFile(b *testing.B) {
-	path := os.Getenv("ROCETRACE_BENCH_FILE")
-	if path == "" {
-		b.Skip("ROCETRACE_BENCH_FILE not set")
-	}
+	path := benchFile(b)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var frames, cpu int64

@@ -14,16 +14,14 @@ import (
 // runs of equal leading bytes longer than keyBytes.
 func TestSortAdded(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var flows, macs, mixed []string
+	var flows, macs []string
 	for i := range 2000 {
 		a, b := r.IntN(8), r.IntN(256)
 		flows = append(flows, fmt.Sprintf("10.0.%d.%d>10.0.%d.%d:qp0x%06x", a, b, a, b^1, r.IntN(1<<24)))
 		macs = append(macs, fmt.Sprintf("02:01:00:00:%02x:%02x", i>>8, i&255))
 	}
-	for _, s := range []string{"", "a", "ab", "ab\x00", "ab\x00\x00\x00\x00\x00\x00\x00", "ab\x00\x00\x00\x00\x00\x00\x01",
-		"abcdef", "abcdeg", "abcde", "abcdefghijklmnop", "abcdefghijklmnoq", "abcdefghijklmno", "b", "\xff", "\xff\x00", "zzzzzzzzzzzz"} {
-		mixed = append(mixed, s)
-	}
+	mixed := []string{"", "a", "ab", "ab\x00", "ab\x00\x00\x00\x00\x00\x00\x00", "ab\x00\x00\x00\x00\x00\x00\x01",
+		"abcdef", "abcdeg", "abcde", "abcdefghijklmnop", "abcdefghijklmnoq", "abcdefghijklmno", "b", "\xff", "\xff\x00", "zzzzzzzzzzzz"}
 	r.Shuffle(len(mixed), func(i, j int) { mixed[i], mixed[j] = mixed[j], mixed[i] })
 	tests := []struct {
 		name  string

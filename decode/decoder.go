@@ -429,20 +429,9 @@ func (d *Decoder) udp(ip []byte, off, total, depth int, p *Packet) {
 	}
 	bth := u[8 : 8+BTHLen]
 	p.HasBTH = true
-	// Field by field, not as a struct literal: the compiler builds a literal
-	// in a temporary with narrow stores and copies it with 16-byte loads,
-	// which the CPU cannot forward from those stores (a stall of tens of
-	// cycles). p is zeroed, so this sets all of p.BTH.
+	// p is zeroed, so this sets all of p.BTH.
 	b := &p.BTH
-	b.Opcode = Opcode(bth[0])
-	b.SE = bth[1]&0x80 != 0
-	b.MigReq = bth[1]&0x40 != 0
-	b.Pad = bth[1] >> 4 & 3
-	b.TVer = bth[1] & 0x0F
-	b.PKey = binary.BigEndian.Uint16(bth[2:4])
-	b.FECN = bth[4]&0x80 != 0
-	b.BECN = bth[4]&0x40 != 0
-	b.DestQP = uint32(bth[5])<<16 | uint32(bth[6])<<8 | uint32(bth[7])
+	b.set(binary.BigEndian.Uint64(bth[0:8]))
 	b.AckReq = bth[8]&0x80 != 0
 	b.PSN = uint32(bth[9])<<16 | uint32(bth[10])<<8 | uint32(bth[11])
 	p.Kind = KindRoCE

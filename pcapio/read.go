@@ -105,6 +105,14 @@ func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64,
 	r.r = end
 }
 
+// nextBuffered reads the next record when it is a pcap record whole in
+// the buffer (nextPcapBuffered) and the reader has no error, and reports
+// whether it did: Next's common case, which Merger.Next also takes
+// directly for a single reader.
+func (r *Reader) nextBuffered(rec *Record) bool {
+	return r.err == nil && r.format == formatPcap && r.w-r.r >= pcapRecordHeaderLen && r.nextPcapBuffered(rec)
+}
+
 // nextPcapBuffered is nextPcap for a record whose header and data are
 // whole in the buffer (at least the header is, r.w-r.r >= 16): it reads
 // it, does Next's bookkeeping and returns true; otherwise (the record

@@ -314,7 +314,7 @@ func (r *Reader) Next(rec *Record) error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.format == formatPcap && r.w-r.r >= pcapRecordHeaderLen && r.nextPcapBuffered(rec) {
+	if r.nextBuffered(rec) {
 		return nil
 	}
 	var err error

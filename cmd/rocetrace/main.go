@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	"time"
 )
@@ -23,7 +24,9 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	hooks := &exitHooks{} // the watchdog's cleanups (an export's temporary files)
 	go watchSignals(sigs, cancel, watchdogWanted(os.Args), hooks, os.Stderr, os.Exit)
+	floor := reserveHeap(os.Args) // never touched: see heapfloor.go
 	code := runWithHooks(ctx, hooks, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	runtime.KeepAlive(floor)
 	signal.Stop(sigs)
 	os.Exit(code)
 }

@@ -292,9 +292,7 @@ type evWriter struct {
 // field appends the comma and the member name.
 func (w *evWriter) field(name string) {
 	if w.indent {
-		w.b = append(w.b, ',')
-		w.b = append(w.b, evIndentField...)
-		w.b = append(w.b, '"')
+		w.b = append(w.b, ","+evIndentField+`"`...)
 		w.b = append(w.b, name...)
 		w.b = append(w.b, `": `...)
 		return

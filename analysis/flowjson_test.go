@@ -47,3 +47,33 @@ func TestFlowJSONMatchesEncoder(t *testing.T) {
 		}
 	}
 }
+
+// Finding.appendJSON writes what encoding/json writes (HTML escaping off;
+// indented as an element of a top-level array): every severity, the
+// nullable fields null and set, strings that need escaping.
+func TestFindingJSONMatchesEncoder(t *testing.T) {
+	flow, k, idle, neg := "10.0.0.2>10.0.0.1:qp0x000011", 17, int64(1<<40), int64(-3)
+	findings := []Finding{
+		{Severity: SeverityError, Code: CodeRetransmissionTimeout, Message: "timeout", Flow: &flow, TimeoutK: &k, IdleNs: &idle},
+		{Severity: SeverityWarning, Code: "x", Message: `a"b\<c>&` + "\u2028\x01\xff\n", Flow: &flow},
+		{Severity: SeverityInfo, Code: "y", Message: "", IdleNs: &neg},
+		{}, // every field empty or null
+	}
+	for i := range findings {
+		for _, indent := range []bool{false, true} {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if indent {
+				enc.SetIndent("    ", "  ")
+			}
+			if err := enc.Encode(findings[i]); err != nil {
+				t.Fatal(err)
+			}
+			want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			if got := findings[i].appendJSON(nil, indent); !bytes.Equal(got, want) {
+				t.Errorf("finding %d indent %v:\n got %s\nwant %s", i, indent, got, want)
+			}
+		}
+	}
+}

@@ -494,7 +494,10 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw.member("pfc", false)
 	jw.array(r.PFC == nil, len(r.PFC), func(i int) { jw.elem(r.PFC[i]) })
 	jw.member("findings", false)
-	jw.array(r.Findings == nil, len(r.Findings), func(i int) { jw.elem(r.Findings[i]) })
+	jw.array(r.Findings == nil, len(r.Findings), func(i int) {
+		jw.tmp = r.Findings[i].appendJSON(jw.tmp[:0], indent)
+		jw.w.Write(jw.tmp)
+	})
 	if r.Points != nil { // capture points (AddPoints)
 		jw.member("points", false)
 		jw.array(false, len(r.Points), func(i int) { jw.elem(r.Points[i]) })

@@ -105,22 +105,17 @@ func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64,
 	r.r = end
 }
 
-// nextBuffered reads the next record when it is a pcap record whole in
-// the buffer (nextPcapBuffered) and the reader has no error, and reports
-// whether it did: Next's common case, which Merger.Next also takes
-// directly for a single reader.
-func (r *Reader) nextBuffered(rec *Record) bool {
-	return r.err == nil && r.format == formatPcap && r.w-r.r >= pcapRecordHeaderLen && r.nextPcapBuffered(rec)
-}
-
-// nextPcapBuffered is nextPcap for a record whose header and data are
-// whole in the buffer (at least the header is, r.w-r.r >= 16): it reads
-// it, does Next's bookkeeping and returns true; otherwise (the record
-// needs a fill, or is damaged) it changes nothing and returns false, and
-// nextPcap reads it. Next, and Merger.Next for a single reader, call it
-// first: one call for the common case, not three, and no test that
-// nextPcap makes again.
-func (r *Reader) nextPcapBuffered(rec *Record) bool {
+// NextBuffered reads the next record into rec, as Next would, when that is
+// cheap: the file is a pcap file, the Reader has met no error, and the
+// record is whole in the buffer (or the mapping). Otherwise it changes
+// nothing and returns false, and the caller calls Next. Next, and
+// Merger.Next for a single reader, call it first; a caller with a loop of
+// its own over one Reader (the engine's producer) may too: one call for the
+// common case, not three, and no test that nextPcap makes again.
+func (r *Reader) NextBuffered(rec *Record) bool {
+	if r.err != nil || r.format != formatPcap || r.w-r.r < pcapRecordHeaderLen {
+		return false
+	}
 	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, r.buf[r.r:r.r+pcapRecordHeaderLen])
 	start := r.r + pcapRecordHeaderLen
 	end := start + int(capLen)

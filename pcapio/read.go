@@ -86,14 +86,15 @@ func (r *Reader) nextPcap(rec *Record) error {
 	if r.w-r.r < total && !r.fill(total) {
 		return r.shortError(off, "record", int64(total))
 	}
-	r.setPcapRecord(rec, off, r.r+pcapRecordHeaderLen, r.r+total, ts, capLen, wireLen)
+	r.setPcapRecord(rec, off, r.buf[r.r+pcapRecordHeaderLen:r.r+total:r.r+total], r.r+total, ts, capLen, wireLen)
 	return nil
 }
 
-// setPcapRecord sets rec to the record at off whose data is
-// r.buf[start:end], numbers it and moves the read position past it.
-func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64, capLen, wireLen uint32) {
-	rec.Data = r.buf[start:end:end]
+// setPcapRecord sets rec to the record at off whose data is data, which
+// ends at end in the buffer, numbers it and moves the read position past
+// it.
+func (r *Reader) setPcapRecord(rec *Record, off int64, data []byte, end int, ts int64, capLen, wireLen uint32) {
+	rec.Data = data
 	rec.TsNs = ts
 	rec.CapLen = int(capLen)
 	rec.Len = int(max(wireLen, capLen))
@@ -113,17 +114,22 @@ func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64,
 // its own over one Reader (the engine's producer) may too: one call for the
 // common case, not three, and no test that nextPcap makes again.
 func (r *Reader) NextBuffered(rec *Record) bool {
-	if r.err != nil || r.format != formatPcap || r.w-r.r < pcapRecordHeaderLen {
+	if r.err != nil || r.format != formatPcap {
 		return false
 	}
-	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, r.buf[r.r:r.r+pcapRecordHeaderLen])
-	start := r.r + pcapRecordHeaderLen
-	end := start + int(capLen)
-	if capLen > r.pcapCapMax || end > r.w {
+	// The bytes buffered, sliced once: the tests of the header's and the
+	// data's lengths against it are the only bounds checks.
+	b := r.buf[r.r:r.w]
+	if len(b) < pcapRecordHeaderLen {
+		return false
+	}
+	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, b[:pcapRecordHeaderLen])
+	n := pcapRecordHeaderLen + int(capLen)
+	if capLen > r.pcapCapMax || n > len(b) {
 		return false
 	}
 	off := r.base + int64(r.r)
-	r.setPcapRecord(rec, off, start, end, ts, capLen, wireLen)
+	r.setPcapRecord(rec, off, b[pcapRecordHeaderLen:n:n], r.r+n, ts, capLen, wireLen)
 	if r.mapped {
 		r.last = off
 		if r.r-r.released >= mapReleaseLag+mapReleaseStep {

@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/rocetrace/rocetrace/decode"
 	"github.com/rocetrace/rocetrace/internal/synth"
 	"github.com/rocetrace/rocetrace/pcapio"
 )
@@ -143,6 +145,25 @@ func TestEachMatchesMerger(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestClearChunk: fresh clears a batch clearChunk packets at a time, under
+// 2 KiB (the runtime's vector loop), and clears every packet.
+func TestClearChunk(t *testing.T) {
+	if n := clearChunk * reflect.TypeFor[decode.Packet]().Size(); n >= 2048 {
+		t.Errorf("clearChunk packets are %d bytes, want under 2048: make clearChunk smaller", n)
+	}
+	b := new(packetBatch)
+	for i := range b.p {
+		b.p[i].Frame, b.p[i].Problem, b.p[i].StopArg = uint64(i+1), "x", 1
+	}
+	b.n = len(b.p)
+	fresh(b)
+	for i := range b.p {
+		if b.p[i] != (decode.Packet{}) {
+			t.Fatalf("packet %d not cleared: %+v", i, b.p[i])
 		}
 	}
 }

@@ -114,6 +114,34 @@ func (d *Decoder) DecodeRecordDeferICRC(rec *pcapio.Record, p *Packet, minLen in
 	return ip, udpOff
 }
 
+// DecodeZeroedRecordDeferICRC is DecodeRecordDeferICRC for a p that is
+// the zero Packet (never written, or cleared since), which it does not
+// clear again: a pipeline clears its batch of packets at once (clear on
+// the slice), for a third of the instructions of clearing each. It sets p
+// as DecodeRecordDeferICRC sets it; a minLen of math.MaxInt leaves no check
+// to the caller (DecodeRecord).
+func (d *Decoder) DecodeZeroedRecordDeferICRC(rec *pcapio.Record, p *Packet, minLen int) (ip []byte, udpOff int) {
+	d.deferMin = max(minLen, 1)
+	if data := rec.Data; rec.LinkType == pcapio.LinkTypeEthernet && !d.general {
+		// Decode's part for Ethernet, without its clearing of p.
+		wire := max(rec.Len, len(data))
+		p.Len, p.CapLen, p.LinkType, p.Truncated = wire, len(data), pcapio.LinkTypeEthernet, len(data) < wire
+		if !d.fastEthernet(data, wire, p) {
+			d.ethernet(data, wire, 0, p)
+		}
+	} else {
+		d.Decode(data, rec.LinkType, rec.Len, p)
+	}
+	p.File = rec.File
+	p.Frame = rec.Frame
+	p.Offset = rec.Offset
+	p.TsNs = rec.TsNs
+	d.deferMin = 0
+	ip, udpOff = d.pendIP, d.pendOff
+	d.pendIP = nil
+	return ip, udpOff
+}
+
 // FinishICRC completes the ICRC check DecodeRecordDeferICRC left to the
 // caller: ip and udpOff are what it returned (ip possibly a copy). Any
 // Decoder may do it; it uses only its scratch space.

@@ -1,6 +1,7 @@
 package decode_test
 
 import (
+	"math"
 	"path/filepath"
 	"runtime"
 	"testing"
@@ -85,6 +86,20 @@ func FuzzDecode(f *testing.F) {
 		d.Decode(data, lt, wire, &q)
 		if p != q {
 			t.Fatalf("second decode differs")
+		}
+		// Into a zero Packet, as a pipeline decodes (ICRCs checked here,
+		// then left to the caller).
+		zrec := pcapio.Record{Data: data, Len: wire, LinkType: lt}
+		var z decode.Packet
+		if ip, _ := d.DecodeZeroedRecordDeferICRC(&zrec, &z, math.MaxInt); z != p || ip != nil {
+			t.Fatalf("into a zero packet\n%+v\nDecode\n%+v", z, p)
+		}
+		z = decode.Packet{}
+		ip, off := d.DecodeZeroedRecordDeferICRC(&zrec, &z, 1)
+		q = decode.Packet{}
+		ip2, off2 := g.DecodeRecordDeferICRC(&zrec, &q, 1)
+		if z != q || len(ip) != len(ip2) || off != off2 || (ip == nil) != (ip2 == nil) {
+			t.Fatalf("into a zero packet, deferred ICRC: %d bytes at %d, general %d at %d\n%+v\n%+v", len(ip), off, len(ip2), off2, z, q)
 		}
 		_ = p.AppendJSON(nil, "f", "")
 		_ = p.AppendSummary(nil, 0, 100e9)

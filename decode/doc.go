@@ -99,7 +99,9 @@
 //
 // The one exception is DecodeRecordDeferICRC: the IP packet it returns, for
 // an ICRC check done later by FinishICRC, aliases rec.Data, so a caller that
-// reads the next record first must check a copy.
+// reads the next record first must check a copy. DecodeZeroedRecordDeferICRC
+// is the same for a Packet that is already zero (a pipeline clears a batch
+// of them at once): it writes only what is not zero.
 //
 // A Decoder keeps no state between frames, only scratch space, but it is not
 // safe for concurrent use: give each goroutine its own. FinishICRC may run

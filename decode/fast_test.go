@@ -3,6 +3,7 @@ package decode_test
 import (
 	"bytes"
 	"encoding/binary"
+	"math"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -16,17 +17,27 @@ import (
 func checkFastMatchesGeneral(t *testing.T, name string, data []byte, wire int) {
 	t.Helper()
 	fast, gen := decode.NewDecoder(decode.Config{}), decode.NewGeneralDecoder(decode.Config{})
-	rec := pcapio.Record{Data: data, CapLen: len(data), Len: wire, LinkType: pcapio.LinkTypeEthernet, Frame: 7, Offset: 99}
+	rec := pcapio.Record{Data: data, CapLen: len(data), Len: wire, LinkType: pcapio.LinkTypeEthernet, File: 2, Frame: 7, Offset: 99, TsNs: 1_700_000_000_123_456_789}
 	var p, q decode.Packet
 	fast.DecodeRecord(&rec, &p)
 	gen.DecodeRecord(&rec, &q)
 	if p != q {
 		t.Fatalf("%s: fast path\n%+v\ngeneral\n%+v", name, p, q)
 	}
+	// Into a zero Packet (a pipeline's batch), checking every ICRC.
+	var z decode.Packet
+	if ip, _ := fast.DecodeZeroedRecordDeferICRC(&rec, &z, math.MaxInt); z != q || ip != nil {
+		t.Fatalf("%s: into a zero packet: fast path\n%+v\ngeneral\n%+v (deferred %d bytes)", name, z, q, len(ip))
+	}
 	ip, off := fast.DecodeRecordDeferICRC(&rec, &p, 1)
 	ip2, off2 := gen.DecodeRecordDeferICRC(&rec, &q, 1)
 	if p != q || len(ip) != len(ip2) || off != off2 || (ip != nil) != (ip2 != nil) || len(ip) > 0 && &ip[0] != &ip2[0] {
 		t.Fatalf("%s: deferred ICRC: fast %d bytes at %d, general %d bytes at %d", name, len(ip), off, len(ip2), off2)
+	}
+	z = decode.Packet{}
+	ip3, off3 := fast.DecodeZeroedRecordDeferICRC(&rec, &z, 1)
+	if z != q || len(ip3) != len(ip2) || off3 != off2 || (ip3 != nil) != (ip2 != nil) || len(ip3) > 0 && &ip3[0] != &ip2[0] {
+		t.Fatalf("%s: into a zero packet, deferred ICRC: %d bytes at %d, general %d bytes at %d\n%+v\n%+v", name, len(ip3), off3, len(ip2), off2, z, q)
 	}
 }
 

@@ -271,64 +271,6 @@ func (in *Inputs) trackLayout(rec *pcapio.Record) {
 	}
 }
 
-// Each calls fn for every record in timestamp order until the input ends,
-// fn returns an error or ctx is cancelled (checked every 1024 records),
-// and returns that error (nil at the end of the input). Damage in one file
-// is recorded and the others go on. A mapped file that shrinks while it is
-// read ends the loop, recorded as damage (pcapio.GuardFaults).
-func (in *Inputs) Each(ctx context.Context, fn func(rec *pcapio.Record) error) error {
-	// A read blocked on a pipe or FIFO returns when ctx ends.
-	stop := context.AfterFunc(ctx, func() {
-		for _, r := range in.readers {
-			r.Interrupt()
-		}
-	})
-	defer stop()
-	var err error
-	if ferr := pcapio.GuardFaults(func() error {
-		err = in.loop(ctx, fn)
-		return nil
-	}, in.readers...); ferr != nil {
-		in.addFault(ferr)
-	}
-	return err
-}
-
-// loop is Each's loop.
-func (in *Inputs) loop(ctx context.Context, fn func(rec *pcapio.Record) error) error {
-	var rec pcapio.Record
-	if in.stopOpen >= 0 {
-		return context.Canceled
-	}
-	for n := 0; ; n++ {
-		if n&1023 == 0 && ctx.Err() != nil {
-			return in.stopped(ctx)
-		}
-		err := in.merger.Next(&rec)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			if ctx.Err() != nil { // Interrupt's deadline, or a read at the end
-				return in.stopped(ctx)
-			}
-			in.addErr(err)
-			var de *pcapio.DamageError
-			if errors.As(err, &de) {
-				continue
-			}
-			return nil
-		}
-		in.last = rec.File
-		if in.track && !in.settled[rec.File] {
-			in.trackLayout(&rec)
-		}
-		if err := fn(&rec); err != nil {
-			return err
-		}
-	}
-}
-
 // stopped records that ctx ended the reading and returns ctx's error.
 func (in *Inputs) stopped(ctx context.Context) error {
 	err := ctx.Err()

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -190,60 +191,102 @@ func awaitIdle(full chan *packetBatch, idle func() time.Duration) (*packetBatch,
 	}
 }
 
+// noDefer is the deferICRCMin of a batch whose ICRCs the producer checks
+// itself: no IP packet is that long.
+const noDefer = math.MaxInt
+
+// clearChunk is how many packets fresh clears at a time: 6 of 336 bytes,
+// under 2 KiB, so that the runtime clears with vector stores (a bigger
+// clear is a REP STOSQ, which valgrind counts as an instruction per 8
+// bytes). TestClearChunk checks the size.
+const clearChunk = 6
+
+// fresh readies a batch the consumer is done with for the producer: it
+// clears its packets (the producer decodes into zero Packets:
+// decode.Decoder.DecodeZeroedRecordDeferICRC), a few at a time, for a
+// third of the instructions of clearing each on its own.
+func fresh(b *packetBatch) *packetBatch {
+	for i := 0; i < len(b.p); i += clearChunk {
+		clear(b.p[i:min(i+clearChunk, len(b.p))])
+	}
+	return b
+}
+
 // produce is Batches' reading and decoding goroutine: it fills the batches
-// of free and sends them on full, and returns in.Each's error. A batch
-// goes when full, or part-full when a read of a pipe or FIFO would block
-// (Inputs.onWait): regular files never wait, and the per-frame path has
-// no test for it.
+// of free and sends them on full, and returns the reading's error (see
+// Inputs.Each). A batch goes when full, or part-full when a read of a pipe
+// or FIFO would block (Inputs.onWait): regular files never wait, and the
+// per-frame path has no test for it.
+//
+// Its loop is Each's, written out (records.fast, else records.nextSlow):
+// for a single pcap file a record costs one call to read it and one to
+// decode it, with no call of a function per record in between.
 func produce(ctx context.Context, in *Inputs, cfg decode.Config, free, full chan *packetBatch) error {
 	mapped := in.Mapped()
 	dec := decode.NewDecoder(cfg)
-	b := <-free
-	deferICRC := true
+	// cur is the batch being filled and whether its ICRCs go to the
+	// consumer; the loop keeps copies in registers and writes them back
+	// whenever they change, since onWait and a fault (which ends the loop)
+	// see cur only.
+	var cur struct {
+		b        *packetBatch
+		deferMin int // deferICRCMin, or noDefer
+	}
+	cur.b, cur.deferMin = fresh(<-free), deferICRCMin
 	// A read of a pipe or FIFO would block: hand over the frames read so
 	// far (the consumer keeps up, so it gets the next batch's ICRCs).
 	in.onWait(func() {
-		if b.n > 0 {
-			b.idle = true
-			full <- b
-			b, deferICRC = <-free, true
+		if cur.b.n > 0 {
+			cur.b.idle = true
+			full <- cur.b
+			cur.b, cur.deferMin = fresh(<-free), deferICRCMin
 		}
 	})
 	defer in.onWait(nil)
-	err := in.Each(ctx, func(rec *pcapio.Record) error {
-		if !deferICRC {
-			dec.DecodeRecord(rec, &b.p[b.n])
-		} else if ip, udpOff := dec.DecodeRecordDeferICRC(rec, &b.p[b.n], deferICRCMin); ip != nil {
-			if !mapped {
-				if b.slab == nil {
-					// Room for one more IP packet past the limit: no growth,
-					// so the slices of it stay put.
-					b.slab = make([]byte, 0, pipelineSlab+maxIPPacket)
+	err := in.read(ctx, func(it *records) error {
+		var rec pcapio.Record
+		b, deferMin := cur.b, cur.deferMin
+		for {
+			if !it.fast(&rec) {
+				if !it.nextSlow(&rec) {
+					return it.err
 				}
-				start := len(b.slab)
-				b.slab = append(b.slab, ip...)
-				ip = b.slab[start:len(b.slab):len(b.slab)]
+				b, deferMin = cur.b, cur.deferMin // onWait may have handed b over
 			}
-			b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
-		}
-		b.h[b.n] = flows.FlowHash(&b.p[b.n])
-		if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
-			full <- b
-			// Balance: leave the ICRCs of the next batch to the consumer
-			// only if it is keeping up (a batch is free without
-			// waiting); otherwise check them here.
-			select {
-			case b = <-free:
-				deferICRC = true
-			default:
-				b, _ = recvBatch(free)
-				deferICRC = false
+			p := &b.p[b.n]
+			if ip, udpOff := dec.DecodeZeroedRecordDeferICRC(&rec, p, deferMin); ip != nil {
+				if !mapped {
+					if b.slab == nil {
+						// Room for one more IP packet past the limit: no growth,
+						// so the slices of it stay put.
+						b.slab = make([]byte, 0, pipelineSlab+maxIPPacket)
+					}
+					start := len(b.slab)
+					b.slab = append(b.slab, ip...)
+					ip = b.slab[start:len(b.slab):len(b.slab)]
+				}
+				b.icrc = append(b.icrc, pendingICRC{i: b.n, ip: ip, udpOff: udpOff})
+			}
+			b.h[b.n] = flows.FlowHash(p)
+			if b.n++; b.n == len(b.p) || len(b.slab) >= pipelineSlab {
+				full <- b
+				// Balance: leave the ICRCs of the next batch to the consumer
+				// only if it is keeping up (a batch is free without
+				// waiting); otherwise check them here.
+				select {
+				case b = <-free:
+					deferMin = deferICRCMin
+				default:
+					b, _ = recvBatch(free)
+					deferMin = noDefer
+				}
+				b = fresh(b)
+				cur.b, cur.deferMin = b, deferMin
 			}
 		}
-		return nil
 	})
-	if b.n > 0 {
-		full <- b
+	if cur.b.n > 0 {
+		full <- cur.b
 	}
 	return err
 }

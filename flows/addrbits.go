@@ -20,6 +20,12 @@ func addrBits(a *netip.Addr) uint64 {
 	if !addrLayoutOK {
 		return addrBitsSafe(a)
 	}
+	return addrWordBits(a)
+}
+
+// addrWordBits is addrBits where addrLayoutOK holds: no call, so that it
+// inlines without a profile's help (FlowHash).
+func addrWordBits(a *netip.Addr) uint64 {
 	w := (*addrWords)(unsafe.Pointer(a))
 	if w.z == addrZ4 {
 		return uint64(uint32(w.lo))

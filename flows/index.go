@@ -36,9 +36,14 @@ func newFlowIndex(n int) flowIndex {
 func hashKey(k *Key) uint64 { return hashParts(&k.Src, &k.Dst, k.DstQPN, k.SrcQPN) }
 
 func hashParts(src, dst *netip.Addr, dstQPN, srcQPN uint32) uint64 {
+	return mixParts(addrBits(src), addrBits(dst), dstQPN, srcQPN)
+}
+
+// mixParts is hashParts of the addresses' addrBits.
+func mixParts(src, dst uint64, dstQPN, srcQPN uint32) uint64 {
 	h := uint64(dstQPN) | uint64(srcQPN)<<32
-	h ^= addrBits(src) * 0x9E3779B97F4A7C15
-	h ^= addrBits(dst) * 0xC2B2AE3D27D4EB4F
+	h ^= src * 0x9E3779B97F4A7C15
+	h ^= dst * 0xC2B2AE3D27D4EB4F
 	h ^= h >> 29
 	h *= 0xBF58476D1CE4E5B9
 	return h ^ h>>31
@@ -89,7 +94,12 @@ func FlowHash(p *decode.Packet) uint64 {
 	if !ok {
 		return 0
 	}
-	return hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN)
+	if !addrLayoutOK {
+		return hashParts(&p.SrcIP, &p.DstIP, dstQPN, srcQPN)
+	}
+	// hashParts written out of helpers that inline by themselves: one
+	// call a frame, whatever the profile (PGO) says of the call sites.
+	return mixParts(addrWordBits(&p.SrcIP), addrWordBits(&p.DstIP), dstQPN, srcQPN)
 }
 
 // getPacket returns the flow of p, whose key parts (keyParts) are given,

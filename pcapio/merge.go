@@ -52,7 +52,7 @@ func (m *Merger) Next(rec *Record) error {
 			return io.EOF
 		}
 		r := m.readers[0]
-		if r.nextBuffered(rec) {
+		if r.NextBuffered(rec) {
 			return nil // Next's common case, without its call
 		}
 		if err := r.Next(rec); err != nil {

@@ -86,14 +86,15 @@ func (r *Reader) nextPcap(rec *Record) error {
 	if r.w-r.r < total && !r.fill(total) {
 		return r.shortError(off, "record", int64(total))
 	}
-	r.setPcapRecord(rec, off, r.r+pcapRecordHeaderLen, r.r+total, ts, capLen, wireLen)
+	r.setPcapRecord(rec, off, r.buf[r.r+pcapRecordHeaderLen:r.r+total:r.r+total], r.r+total, ts, capLen, wireLen)
 	return nil
 }
 
-// setPcapRecord sets rec to the record at off whose data is
-// r.buf[start:end], numbers it and moves the read position past it.
-func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64, capLen, wireLen uint32) {
-	rec.Data = r.buf[start:end:end]
+// setPcapRecord sets rec to the record at off whose data is data, which
+// ends at end in the buffer, numbers it and moves the read position past
+// it.
+func (r *Reader) setPcapRecord(rec *Record, off int64, data []byte, end int, ts int64, capLen, wireLen uint32) {
+	rec.Data = data
 	rec.TsNs = ts
 	rec.CapLen = int(capLen)
 	rec.Len = int(max(wireLen, capLen))
@@ -105,30 +106,30 @@ func (r *Reader) setPcapRecord(rec *Record, off int64, start, end int, ts int64,
 	r.r = end
 }
 
-// nextBuffered reads the next record when it is a pcap record whole in
-// the buffer (nextPcapBuffered) and the reader has no error, and reports
-// whether it did: Next's common case, which Merger.Next also takes
-// directly for a single reader.
-func (r *Reader) nextBuffered(rec *Record) bool {
-	return r.err == nil && r.format == formatPcap && r.w-r.r >= pcapRecordHeaderLen && r.nextPcapBuffered(rec)
-}
-
-// nextPcapBuffered is nextPcap for a record whose header and data are
-// whole in the buffer (at least the header is, r.w-r.r >= 16): it reads
-// it, does Next's bookkeeping and returns true; otherwise (the record
-// needs a fill, or is damaged) it changes nothing and returns false, and
-// nextPcap reads it. Next, and Merger.Next for a single reader, call it
-// first: one call for the common case, not three, and no test that
-// nextPcap makes again.
-func (r *Reader) nextPcapBuffered(rec *Record) bool {
-	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, r.buf[r.r:r.r+pcapRecordHeaderLen])
-	start := r.r + pcapRecordHeaderLen
-	end := start + int(capLen)
-	if capLen > r.pcapCapMax || end > r.w {
+// NextBuffered reads the next record into rec, as Next would, when that is
+// cheap: the file is a pcap file, the Reader has met no error, and the
+// record is whole in the buffer (or the mapping). Otherwise it changes
+// nothing and returns false, and the caller calls Next. Next, and
+// Merger.Next for a single reader, call it first; a caller with a loop of
+// its own over one Reader (the engine's producer) may too: one call for the
+// common case, not three, and no test that nextPcap makes again.
+func (r *Reader) NextBuffered(rec *Record) bool {
+	if r.err != nil || r.format != formatPcap {
+		return false
+	}
+	// The bytes buffered, sliced once: the tests of the header's and the
+	// data's lengths against it are the only bounds checks.
+	b := r.buf[r.r:r.w]
+	if len(b) < pcapRecordHeaderLen {
+		return false
+	}
+	ts, capLen, wireLen := pcapHeaderFields(r.be, r.pcapNano, b[:pcapRecordHeaderLen])
+	n := pcapRecordHeaderLen + int(capLen)
+	if capLen > r.pcapCapMax || n > len(b) {
 		return false
 	}
 	off := r.base + int64(r.r)
-	r.setPcapRecord(rec, off, start, end, ts, capLen, wireLen)
+	r.setPcapRecord(rec, off, b[pcapRecordHeaderLen:n:n], r.r+n, ts, capLen, wireLen)
 	if r.mapped {
 		r.last = off
 		if r.r-r.released >= mapReleaseLag+mapReleaseStep {

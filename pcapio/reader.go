@@ -314,7 +314,7 @@ func (r *Reader) Next(rec *Record) error {
 	if r.err != nil {
 		return r.err
 	}
-	if r.nextBuffered(rec) {
+	if r.NextBuffered(rec) {
 		return nil
 	}
 	var err error

@@ -187,6 +187,31 @@ func (l *flowCold) done(e *reqMem) bool {
 	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
+// dropDone returns the sequence number of the first entry of l from its
+// tail on that is not done (l.head when all are): the entries before it
+// need no more remembering. done's test written out over the ring, with
+// the ACK state and the ring's header loaded once: a full ring drops its
+// answered entries a few at a time, for most requests of a flow.
+func (c *flowCold) dropDone(l *reqRing) uint64 {
+	ring, mask := l.ring, uint64(len(l.ring)-1)
+	ackedTo, hasAcked := c.ackedTo, c.hasAcked
+	s, head := l.tail, l.head
+	for ; s < head; s++ {
+		pf := ring[s&mask].psnFlags
+		// memRead or memAtomic (2 or 3): the kind with its low bit cleared is 2.
+		readOrAtomic := uint8(pf>>24)&(memKindMask&^1) == memRead
+		if readOrAtomic && pf&(uint32(memDone)<<24) != 0 {
+			continue
+		}
+		// Diff drops the top 8 bits of the difference: the flags need no mask.
+		d := ackedTo.Diff(PSN(pf))
+		if !hasAcked || d < 0 || d == 0 && readOrAtomic {
+			break
+		}
+	}
+	return s
+}
+
 // remember records a new request packet of f (PSN ahead of the high-water
 // mark, or a psn_conflict). The flow's first request needs no entry yet
 // (latReq). It allocates only when the ring grows (amortised; at most up to
@@ -202,9 +227,7 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	l := &c.mem
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
-		for l.tail < l.head && c.done(l.at(l.tail)) {
-			l.tail++
-		}
+		l.tail = c.dropDone(l)
 		if l.head-l.tail == n {
 			limit := reqMemUnpaired
 			if f.paired() {

@@ -295,6 +295,9 @@ func (f *Flow) reqMemOf() *reqRing {
 	if !f.req.init || f.Key.UD {
 		return nil
 	}
+	if c := f.cold; c != nil && c.lat != nil { // latReq's test written out: it is not inlined
+		return &c.mem
+	}
 	return &f.latReq().mem
 }
 

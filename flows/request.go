@@ -240,7 +240,9 @@ func (t *Table) endReplay(f *Flow) {
 // requests of the peer flow.
 func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 	psn := PSN(p.BTH.PSN & psnMask)
-	t.tryPair(f, psn, p.TsNs, matchRead)
+	if !f.paired() && !f.Key.UD { // tryPair's first test written out
+		t.tryPair(f, psn, p.TsNs, matchRead)
+	}
 	q := f.Peer()
 	if q == nil {
 		return

@@ -274,37 +274,46 @@ func (l *reqRing) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)]
 // PSN is at or before psn (serial arithmetic; entries are in ascending PSN
 // order), or false when there is none.
 func (l *reqRing) search(psn PSN) (uint64, bool) {
-	lo, hi := l.tail, l.head // find the first entry with PSN after psn
+	ring, mask, tail := l.ring, uint64(len(l.ring)-1), l.tail
+	lo, hi := tail, l.head // find the first entry with PSN after psn
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if l.at(mid).psn().Diff(psn) <= 0 {
+		mid := (lo + hi) / 2 // sequence numbers: far below 2^63
+		// Diff drops the top 8 bits of the difference: the flags need no mask.
+		if PSN(ring[mid&mask].psnFlags).Diff(psn) <= 0 {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo == l.tail {
-		return 0, false
-	}
-	return lo - 1, true
+	return lo - 1, lo != tail // (the sequence number is of no use when false)
 }
 
 // reqMemOf returns f's request memory for a lookup, or nil when f has sent
 // no request (UD flows keep none).
 func (f *Flow) reqMemOf() *reqRing {
+	// The memory made, the usual case, needs no call. (A flow with a
+	// latency state has sent a request: every maker of it, latReq's
+	// callers, runs after the flow's first.)
+	if c := f.cold; c != nil && c.lat != nil && !f.Key.UD {
+		return &c.mem
+	}
+	return f.makeReqMem()
+}
+
+// makeReqMem is reqMemOf for a flow whose memory may not be made yet.
+func (f *Flow) makeReqMem() *reqRing {
 	if !f.req.init || f.Key.UD {
 		return nil
-	}
-	if c := f.cold; c != nil && c.lat != nil { // latReq's test written out: it is not inlined
-		return &c.mem
 	}
 	return &f.latReq().mem
 }
 
 // findReq returns the remembered request of f with PSN psn, or nil.
 func (f *Flow) findReq(psn PSN) *reqMem {
-	l := f.reqMemOf()
-	if l == nil {
+	var l *reqRing
+	if c := f.cold; c != nil && c.lat != nil && !f.Key.UD { // reqMemOf's usual case: no call
+		l = &c.mem
+	} else if l = f.makeReqMem(); l == nil {
 		return nil
 	}
 	s, ok := l.search(psn)

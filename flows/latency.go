@@ -212,6 +212,15 @@ func (c *flowCold) dropDone(l *reqRing) uint64 {
 	return s
 }
 
+// roomInMem reports whether the full request memory has room for an
+// entry once its answered entries are dropped (remember's first step: a
+// memory that stays full after it is remember's to grow).
+func (c *flowCold) roomInMem() bool {
+	l := &c.mem
+	l.tail = c.dropDone(l)
+	return l.head-l.tail < uint64(len(l.ring))
+}
+
 // remember records a new request packet of f (PSN ahead of the high-water
 // mark, or a psn_conflict). The flow's first request needs no entry yet
 // (latReq). It allocates only when the ring grows (amortised; at most up to

@@ -102,11 +102,12 @@ func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 	if psn == r.next && r.init && !r.pending && !r.inReplay &&
 		p.BTH.Opcode.Operation() != decode.OpReadRequest {
 		if c := f.cold; c != nil && c.lat != nil && r.nRecent != 0 && !f.Key.UD &&
-			c.mem.head-c.mem.tail < uint64(len(c.mem.ring)) &&
-			(len(c.recent) == recentRing || uint32(len(c.recent)) > r.nRecent) {
-			// The usual request of a flow with a request memory (not
-			// full) and a recent ring (not to grow): remember's and
-			// addRecent's stores, without their tests and calls.
+			(len(c.recent) == recentRing || uint32(len(c.recent)) > r.nRecent) &&
+			(c.mem.head-c.mem.tail < uint64(len(c.mem.ring)) || c.roomInMem()) {
+			// The usual request of a flow with a request memory (with
+			// room, once its answered entries are dropped) and a recent
+			// ring (not to grow): remember's and addRecent's stores,
+			// without their tests and calls.
 			ts := p.TsNs
 			l := &c.mem
 			e := l.at(l.head)

@@ -116,6 +116,20 @@ func TestRequestInOrderPath(t *testing.T) {
 			if c := fb.cold; c != nil && c.ccPending != 0 {
 				b.countAfterCNP(fb, c)
 			}
+			// The prefix ran through observeRequest on both tables: its
+			// memory must still be whole (no more entries than slots, in
+			// ascending PSN order).
+			if c := fa.cold; c != nil {
+				m := &c.mem
+				if m.head-m.tail > uint64(len(m.ring)) {
+					t.Fatalf("request memory holds %d entries in %d slots", m.head-m.tail, len(m.ring))
+				}
+				for q := m.tail + 1; q < m.head; q++ {
+					if m.at(q).psn().Diff(m.at(q-1).psn()) <= 0 {
+						t.Errorf("request memory: entry %d PSN %d after %d", q, m.at(q).psn(), m.at(q-1).psn())
+					}
+				}
+			}
 			sa, sb := requestStateOf(fa), requestStateOf(fb)
 			for i := range a.NumEvents() {
 				if e := a.Event(i); e.Kind == EventCNP {

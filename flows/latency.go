@@ -187,12 +187,14 @@ func (l *flowCold) done(e *reqMem) bool {
 	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
-// dropDone returns the sequence number of the first entry of l from its
-// tail on that is not done (l.head when all are): the entries before it
-// need no more remembering. done's test written out over the ring, with
-// the ACK state and the ring's header loaded once: a full ring drops its
-// answered entries a few at a time, for most requests of a flow.
-func (c *flowCold) dropDone(l *reqRing) uint64 {
+// roomInMem drops the answered entries at the tail of f's full request
+// memory (the entries that are done: they need no more remembering), and
+// reports whether that made room for an entry. done's test is written out
+// over the ring, with the ACK state and the ring's header loaded once: a
+// full ring drops its answered entries a few at a time, for most requests
+// of a flow (observeRequest's in-order path and remember call it).
+func (c *flowCold) roomInMem() bool {
+	l := &c.mem
 	ring, mask := l.ring, uint64(len(l.ring)-1)
 	ackedTo, hasAcked := c.ackedTo, c.hasAcked
 	s, head := l.tail, l.head
@@ -209,16 +211,8 @@ func (c *flowCold) dropDone(l *reqRing) uint64 {
 			break
 		}
 	}
-	return s
-}
-
-// roomInMem reports whether the full request memory has room for an
-// entry once its answered entries are dropped (remember's first step: a
-// memory that stays full after it is remember's to grow).
-func (c *flowCold) roomInMem() bool {
-	l := &c.mem
-	l.tail = c.dropDone(l)
-	return l.head-l.tail < uint64(len(l.ring))
+	l.tail = s
+	return head-s < uint64(len(ring))
 }
 
 // remember records a new request packet of f (PSN ahead of the high-water
@@ -236,8 +230,7 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	l := &c.mem
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
-		l.tail = c.dropDone(l)
-		if l.head-l.tail == n {
+		if !c.roomInMem() {
 			limit := reqMemUnpaired
 			if f.paired() {
 				limit = reqMemPaired

@@ -151,37 +151,40 @@ func TestRequestInOrderPath(t *testing.T) {
 	}
 }
 
-// dropDone must stop where done's loop over the ring stops: every kind,
-// with and without memDone, before, at and after ackedTo, with no ACK
-// yet, and across the PSN wrap.
-func TestDropDone(t *testing.T) {
+// roomInMem must drop the entries done's loop over the ring drops, and
+// tell whether that made room: every kind, with and without memDone,
+// before, at and after ackedTo, with no ACK yet, and across the PSN wrap.
+func TestRoomInMem(t *testing.T) {
 	kinds := []uint8{memOther, memSendWrite, memRead, memAtomic, memAny}
 	for _, acked := range []PSN{0, 5, PSNModulus - 2} {
 		for _, hasAcked := range []bool{false, true} {
 			for _, k := range kinds {
 				for _, flags := range []uint8{0, memDone, memReplayed | memFirstDone} {
 					for _, off := range []int64{-3, -1, 0, 1, 2} {
-						c := &flowCold{ackedTo: acked, hasAcked: hasAcked}
-						l := &c.mem
-						l.ring = make([]reqMem, 8)
-						l.tail, l.head = 6, 11 // wraps the ring
-						for s := l.tail; s < l.head; s++ {
-							// entries before the one tested are answered SEND/WRITEs
-							e := reqMem{psnFlags: uint32(acked.Add(off - int64(l.head-1-s)))}
-							e.set(memSendWrite)
-							if s == l.head-1 {
-								e = reqMem{psnFlags: uint32(acked.Add(off))}
-								e.set(k | flags)
+						for _, tested := range []uint64{0, 3, 7} { // the entry of that kind: first, inside, last
+							c := &flowCold{ackedTo: acked, hasAcked: hasAcked}
+							l := &c.mem
+							l.ring = make([]reqMem, 8)
+							l.tail, l.head = 6, 14 // full, and wraps the ring
+							for s := l.tail; s < l.head; s++ {
+								// the others: SEND/WRITEs, answered before it, not after
+								e := reqMem{psnFlags: uint32(acked.Add(off + int64(s-l.tail) - int64(tested)))}
+								e.set(memSendWrite)
+								if s == l.tail+tested {
+									e = reqMem{psnFlags: uint32(acked.Add(off))}
+									e.set(k | flags)
+								}
+								*l.at(s) = e
 							}
-							*l.at(s) = e
-						}
-						want := l.tail
-						for want < l.head && c.done(l.at(want)) {
-							want++
-						}
-						if got := c.dropDone(l); got != want {
-							t.Errorf("ackedTo %d (%v), kind %d flags %#x, PSN ackedTo%+d: dropDone %d, done's loop %d",
-								acked, hasAcked, k, flags, off, got, want)
+							want := l.tail
+							for want < l.head && c.done(l.at(want)) {
+								want++
+							}
+							room := c.roomInMem()
+							if l.tail != want || room != (want > 6) {
+								t.Errorf("ackedTo %d (%v), kind %d flags %#x at %d, PSN ackedTo%+d: tail %d room %v, done's loop %d",
+									acked, hasAcked, k, flags, tested, off, l.tail, room, want)
+							}
 						}
 					}
 				}

@@ -200,14 +200,19 @@ func (c *flowCold) roomInMem() bool {
 	s, head := l.tail, l.head
 	for ; s < head; s++ {
 		pf := ring[s&mask].psnFlags
-		// memRead or memAtomic (2 or 3): the kind with its low bit cleared is 2.
-		readOrAtomic := uint8(pf>>24)&(memKindMask&^1) == memRead
-		if readOrAtomic && pf&(uint32(memDone)<<24) != 0 {
-			continue
-		}
 		// Diff drops the top 8 bits of the difference: the flags need no mask.
 		d := ackedTo.Diff(PSN(pf))
-		if !hasAcked || d < 0 || d == 0 && readOrAtomic {
+		if d > 0 && hasAcked {
+			continue // passed by a cumulative ACK: done, whatever its kind
+		}
+		// memRead or memAtomic (2 or 3): the kind with its low bit cleared is 2.
+		if uint8(pf>>24)&(memKindMask&^1) == memRead {
+			if pf&(uint32(memDone)<<24) != 0 {
+				continue
+			}
+			break
+		}
+		if d < 0 || !hasAcked {
 			break
 		}
 	}

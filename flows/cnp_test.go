@@ -221,3 +221,30 @@ func TestCNPTargetsUD(t *testing.T) {
 	checkEvents(t, tb, []ev{{Kind: "cnp", Ts: 1500, Flow: "10.0.0.2>10.0.0.1:qp0x000066", Extra: 400,
 		Target: "10.0.0.1>10.0.0.2:qp0x000001/src0x000066"}})
 }
+
+// A UD flow keeps no request memory (its latency state, made for a
+// replay's stall figures, holds its first request only): a replay of it
+// knows no time of the original, and the lookups of its replayed PSNs
+// find nothing, however often it goes back.
+func TestUDReplayKnowsNoOriginal(t *testing.T) {
+	ud := func(ts int64, psn uint32) *decode.Packet {
+		p := req(ts, ipA, ipB, 0x1, decode.OpcodeUDSendOnly, psn)
+		p.DETH.SrcQP = 0x55
+		return p
+	}
+	tb := run(t, Config{}, ud(1000, 7), ud(1100, 8), ud(1200, 9), ud(1300, 7), ud(1400, 8), ud(1500, 7), ud(1600, 10))
+	n := 0
+	for i := range tb.NumEvents() {
+		e := tb.Event(i)
+		if e.Kind != EventRetransmission {
+			continue
+		}
+		n++
+		if e.HasSinceOriginal() {
+			t.Errorf("replay at %d: since_original %d on a UD flow", e.TsNs, e.SinceOriginalNs())
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d retransmission events, want 2", n)
+	}
+}

@@ -331,13 +331,10 @@ func (f *Flow) VLAN() VLAN {
 	return v
 }
 
-// noteVLAN records the frame's VLAN tag: the first, else whether it
-// differs from the first (first: this frame replaces what was recorded).
-func (f *Flow) noteVLAN(p *decode.Packet, first bool) {
-	v := uint16(vlanUntagged)
-	if p.VLANCount > 0 {
-		v = p.VLANID&vlanID | uint16(p.VLANPCP&7)<<vlanPCPShift
-	}
+// setVLAN records a frame's VLAN tag v (its id and PCP, vlanUntagged:
+// none): the first, else whether it differs from the first (first: this
+// frame replaces what was recorded).
+func (f *Flow) setVLAN(v uint16, first bool) {
 	switch {
 	case first:
 		f.vlan = v
@@ -355,58 +352,70 @@ func (f *Flow) CEPending() (bool, int64) {
 	return true, f.cold.rare.ceFirst
 }
 
-// account adds a frame to the flow's counters.
+// account adds a frame to the flow's counters. The packet's fields are
+// read once into locals: each store to the flow would otherwise make the
+// compiler load them again (f and p might alias).
 func (f *Flow) account(p *decode.Packet, isCNP bool) {
-	if f.Packets == 0 || p.TsNs < f.FirstTsNs {
-		f.FirstTsNs = p.TsNs
+	ts, n := p.TsNs, f.Packets
+	if n == 0 || ts < f.FirstTsNs {
+		f.FirstTsNs = ts
 	}
-	if f.Packets == 0 || p.TsNs > f.LastTsNs {
-		f.LastTsNs = p.TsNs
+	if n == 0 || ts > f.LastTsNs {
+		f.LastTsNs = ts
 	}
-	f.Packets++
+	f.Packets = n + 1
 	f.Bytes += int64(p.FrameLen)
+	tagged, vpcp, ecn := p.VLANCount > 0, p.VLANPCP&7, p.ECN
 	pcp := uint16(1) << 8
-	if p.VLANCount > 0 {
-		pcp = 1 << (p.VLANPCP & 7)
+	v := uint16(vlanUntagged) // the tag, for setVLAN
+	if tagged {
+		pcp = 1 << vpcp
+		v = p.VLANID&vlanID | uint16(vpcp)<<vlanPCPShift
 	}
 	dscp := uint64(1) << (p.DSCP & 63)
-	if p.ECN == 3 {
-		f.ECNCE++
-	}
 	if p.ICRCStatus == decode.ICRCBad {
 		f.ICRCBad++
 	}
 	if isCNP {
+		if ecn == 3 {
+			f.ECNCE++
+		}
 		f.CNPDSCPMask |= dscp
 		f.CNPPCPMask |= pcp
 		if f.DataPackets == 0 {
-			f.noteVLAN(p, f.Packets == 1)
+			f.setVLAN(v, n == 0)
 		}
 		return
 	}
-	f.noteVLAN(p, f.DataPackets == 0)
-	if f.DataPackets == 0 {
+	data := f.DataPackets
+	f.setVLAN(v, data == 0)
+	if data == 0 {
 		f.portsInfo = f.portsInfo&^(7<<portsTransportShift) | uint8(p.BTH.Opcode.Transport())<<portsTransportShift
 	}
-	f.DataPackets++
-	if f.nPorts() == 0 || f.port0 != p.SrcPort { // the usual case, the first port again, needs no call
-		f.addPort(p.SrcPort)
-	}
+	f.DataPackets = data + 1
 	f.DSCPMask |= dscp
 	f.PCPMask |= pcp
-	if p.ECN == 0 {
+	switch ecn {
+	case 0:
 		f.NotECT++
-	}
-	if p.ECN == 3 && !f.req.cePending {
-		f.req.cePending = true
-		f.rare().ceFirst = p.TsNs
+	case 3:
+		f.ECNCE++
+		if !f.req.cePending {
+			f.req.cePending = true
+			f.rare().ceFirst = ts
+		}
 	}
 	if p.HasPayloadLen {
-		f.PayloadBytes += int64(p.PayloadLen)
-		if p.PayloadLen > f.MaxPayload {
-			f.MaxPayload = p.PayloadLen
-			f.MaxPayloadTs = p.TsNs
+		pl := p.PayloadLen
+		f.PayloadBytes += int64(pl)
+		if pl > f.MaxPayload {
+			f.MaxPayload = pl
+			f.MaxPayloadTs = ts
 		}
+	}
+	// Last: nothing of the above is live across addPort's call.
+	if port := p.SrcPort; f.nPorts() == 0 || f.port0 != port { // the usual case, the first port again, needs no call
+		f.addPort(port)
 	}
 }
 

@@ -187,6 +187,39 @@ func (l *flowCold) done(e *reqMem) bool {
 	return l.hasAcked && (d > 0 || d == 0 && !readOrAtomic)
 }
 
+// roomInMem drops the answered entries at the tail of f's full request
+// memory (the entries that are done: they need no more remembering), and
+// reports whether that made room for an entry. done's test is written out
+// over the ring, with the ACK state and the ring's header loaded once: a
+// full ring drops its answered entries a few at a time, for most requests
+// of a flow (observeRequest's in-order path and remember call it).
+func (c *flowCold) roomInMem() bool {
+	l := &c.mem
+	ring, mask := l.ring, uint64(len(l.ring)-1)
+	ackedTo, hasAcked := c.ackedTo, c.hasAcked
+	s, head := l.tail, l.head
+	for ; s < head; s++ {
+		pf := ring[s&mask].psnFlags
+		// Diff drops the top 8 bits of the difference: the flags need no mask.
+		d := ackedTo.Diff(PSN(pf))
+		if d > 0 && hasAcked {
+			continue // passed by a cumulative ACK: done, whatever its kind
+		}
+		// memRead or memAtomic (2 or 3): the kind with its low bit cleared is 2.
+		if uint8(pf>>24)&(memKindMask&^1) == memRead {
+			if pf&(uint32(memDone)<<24) != 0 {
+				continue
+			}
+			break
+		}
+		if d < 0 || !hasAcked {
+			break
+		}
+	}
+	l.tail = s
+	return head-s < uint64(len(ring))
+}
+
 // remember records a new request packet of f (PSN ahead of the high-water
 // mark, or a psn_conflict). The flow's first request needs no entry yet
 // (latReq). It allocates only when the ring grows (amortised; at most up to
@@ -202,10 +235,7 @@ func (t *Table) remember(f *Flow, p *decode.Packet, psn PSN) {
 	}
 	l := &c.mem
 	if n := uint64(len(l.ring)); l.head-l.tail == n {
-		for l.tail < l.head && c.done(l.at(l.tail)) {
-			l.tail++
-		}
-		if l.head-l.tail == n {
+		if !c.roomInMem() {
 			limit := reqMemUnpaired
 			if f.paired() {
 				limit = reqMemPaired
@@ -251,24 +281,34 @@ func (l *reqRing) at(s uint64) *reqMem { return &l.ring[s&uint64(len(l.ring)-1)]
 // PSN is at or before psn (serial arithmetic; entries are in ascending PSN
 // order), or false when there is none.
 func (l *reqRing) search(psn PSN) (uint64, bool) {
-	lo, hi := l.tail, l.head // find the first entry with PSN after psn
+	ring, mask, tail := l.ring, uint64(len(l.ring)-1), l.tail
+	lo, hi := tail, l.head // find the first entry with PSN after psn
 	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if l.at(mid).psn().Diff(psn) <= 0 {
+		mid := (lo + hi) / 2 // sequence numbers: far below 2^63
+		// Diff drops the top 8 bits of the difference: the flags need no mask.
+		if PSN(ring[mid&mask].psnFlags).Diff(psn) <= 0 {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo == l.tail {
-		return 0, false
-	}
-	return lo - 1, true
+	return lo - 1, lo != tail // (the sequence number is of no use when false)
 }
 
 // reqMemOf returns f's request memory for a lookup, or nil when f has sent
 // no request (UD flows keep none).
 func (f *Flow) reqMemOf() *reqRing {
+	// The memory made, the usual case, needs no call. (A flow with a
+	// latency state has sent a request: every maker of it, latReq's
+	// callers, runs after the flow's first.)
+	if c := f.cold; c != nil && c.lat != nil && !f.Key.UD {
+		return &c.mem
+	}
+	return f.makeReqMem()
+}
+
+// makeReqMem is reqMemOf for a flow whose memory may not be made yet.
+func (f *Flow) makeReqMem() *reqRing {
 	if !f.req.init || f.Key.UD {
 		return nil
 	}
@@ -277,8 +317,10 @@ func (f *Flow) reqMemOf() *reqRing {
 
 // findReq returns the remembered request of f with PSN psn, or nil.
 func (f *Flow) findReq(psn PSN) *reqMem {
-	l := f.reqMemOf()
-	if l == nil {
+	var l *reqRing
+	if c := f.cold; c != nil && c.lat != nil && !f.Key.UD { // reqMemOf's usual case: no call
+		l = &c.mem
+	} else if l = f.makeReqMem(); l == nil {
 		return nil
 	}
 	s, ok := l.search(psn)

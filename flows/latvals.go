@@ -73,6 +73,16 @@ func appendValue(s []uint32, wide bool, x int64) ([]uint32, bool) {
 
 // addValue records latency value x of kind k.
 func (l *latState) addValue(k LatencyKind, x int64) {
+	if k >= NumLatencyKinds {
+		return // never: the callers pass the kinds' constants (no bounds checks below)
+	}
+	// The usual value: narrow values with room for one more.
+	if s := l.vals[k]; l.wide&(1<<k) == 0 && uint64(x) <= math.MaxUint32 && len(s) < cap(s) {
+		s = s[:len(s)+1]
+		s[len(s)-1] = uint32(x)
+		l.vals[k] = s
+		return
+	}
 	wide := l.wide&(1<<k) != 0
 	l.vals[k], wide = appendValue(l.vals[k], wide, x)
 	if wide {

@@ -20,6 +20,8 @@ func TestLatencyValues(t *testing.T) {
 		{"max uint32 still fits", []int64{7, math.MaxUint32}, false},
 		{"one past widens the earlier", []int64{7, 9, math.MaxUint32 + 1, 2}, true},
 		{"first wide", []int64{1 << 40}, true},
+		// with room left in the slice when the wide value comes, and after it
+		{"wide with room to spare", []int64{7, 9, 11, math.MaxUint32 + 1, 2, 3, 4, 1 << 40, 5}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

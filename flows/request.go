@@ -98,8 +98,31 @@ func (t *Table) resolvePending(f *Flow, psn PSN) {
 // without its tests: it is remembered and moves the expected PSN on.
 func (t *Table) observeRequest(f *Flow, p *decode.Packet) {
 	psn := PSN(p.BTH.PSN & psnMask)
-	if r := &f.req; psn == r.next && r.init && !r.pending && !r.inReplay &&
+	r := &f.req
+	if psn == r.next && r.init && !r.pending && !r.inReplay &&
 		p.BTH.Opcode.Operation() != decode.OpReadRequest {
+		if c := f.cold; c != nil && c.lat != nil && r.nRecent != 0 && !f.Key.UD &&
+			(len(c.recent) == recentRing || uint32(len(c.recent)) > r.nRecent) &&
+			(c.mem.head-c.mem.tail < uint64(len(c.mem.ring)) || c.roomInMem()) {
+			// The usual request of a flow with a request memory (with
+			// room, once its answered entries are dropped) and a recent
+			// ring (not to grow): remember's and addRecent's stores,
+			// without their tests and calls.
+			ts := p.TsNs
+			l := &c.mem
+			e := l.at(l.head)
+			e.psnFlags, e.dmaLen, e.ts = uint32(psn)|uint32(memKinds[p.BTH.Opcode])<<24, 0, ts
+			l.head++
+			r.next = psn.Add(1)
+			c.recent[r.nRecent&uint32(len(c.recent)-1)] = recentReq{psn: psn, wire: uint32(p.FrameLen), ts: ts}
+			if r.nRecent++; r.nRecent == 0 { // wrapped: as addRecent
+				r.nRecent = recentRing
+			}
+			if c.ccPending != 0 {
+				t.countAfterCNP(f, c)
+			}
+			return
+		}
 		t.remember(f, p, psn)
 		r.next = psn.Add(1)
 	} else {
@@ -218,7 +241,9 @@ func (t *Table) endReplay(f *Flow) {
 // requests of the peer flow.
 func (t *Table) observeReadResponse(f *Flow, p *decode.Packet) {
 	psn := PSN(p.BTH.PSN & psnMask)
-	t.tryPair(f, psn, p.TsNs, matchRead)
+	if !f.paired() && !f.Key.UD { // tryPair's first test written out
+		t.tryPair(f, psn, p.TsNs, matchRead)
+	}
 	q := f.Peer()
 	if q == nil {
 		return

@@ -20,6 +20,9 @@ type requestState struct {
 	ReplayPSN, ReplayCursor             PSN
 	ReplayTs, ReplayPackets, ReplayIdle int64
 	Reads                               uint64
+	CCPending                           int // the pending after-window of a CNP (ccrate.go)
+	CCCount                             uint8
+	RatesAfter                          []int64 // of the table's CNP events
 }
 
 func requestStateOf(f *Flow) requestState {
@@ -31,6 +34,7 @@ func requestStateOf(f *Flow) requestState {
 			s.Mem = append(s.Mem, *m.at(q))
 		}
 		s.Head, s.Tail, s.Recent = m.head, m.tail, slices.Clone(c.recent)
+		s.CCPending, s.CCCount = c.ccPending, c.ccCount
 		if c.lat != nil {
 			s.ReplayIdle = c.lat.replayIdle
 		}
@@ -57,11 +61,30 @@ func TestRequestInOrderPath(t *testing.T) {
 		}
 		return ps
 	}
+	// acked is the requests of PSNs from..to-1 (at 10 ns a PSN), every
+	// third one ACKed: the pair is made, and the request memory drops its
+	// answered entries instead of filling up.
+	acked := func(from, to int) []*decode.Packet {
+		var ps []*decode.Packet
+		for i := from; i < to; i++ {
+			ts := int64(i) * 10
+			ps = append(ps, wr(ts, qp, uint32(i)))
+			if i%3 == 2 {
+				ps = append(ps, ack(ts+5, qp, uint32(i)))
+			}
+		}
+		return ps
+	}
 	tests := []struct {
 		name   string
 		prefix []*decode.Packet
 		last   *decode.Packet
 	}{
+		{"the recent ring grows", seq(0, 0, 1, 2, 3), wr(100, qp, 4)},
+		{"paired, ACKed: the memory not full, the recent ring whole", acked(0, 41), wr(1000, qp, 41)},
+		{"paired, ACKed: the memory full", acked(0, 40), wr(1000, qp, 40)},
+		{"after a CNP: its after-window counts the request", append(acked(0, 41), cnp(405, qp)), wr(1000, qp, 41)},
+		{"the last of a CNP's after-window", append(append(acked(0, 41), cnp(405, qp)), acked(41, 56)...), wr(1000, qp, 56)},
 		{"in order", seq(0, 0, 1, 2), wr(100, qp, 3)},
 		{"first request", nil, wr(100, qp, 7)},
 		{"first request, PSN 0 (the zero expected PSN)", nil, wr(100, qp, 0)},
@@ -90,12 +113,82 @@ func TestRequestInOrderPath(t *testing.T) {
 			psn := PSN(p.BTH.PSN & psnMask)
 			b.trackRequest(fb, p, psn)
 			fb.addRecent(psn, p.TsNs, p.FrameLen)
-			if got, want := requestStateOf(fa), requestStateOf(fb); !reflect.DeepEqual(got, want) {
+			if c := fb.cold; c != nil && c.ccPending != 0 {
+				b.countAfterCNP(fb, c)
+			}
+			// The prefix ran through observeRequest on both tables: its
+			// memory must still be whole (no more entries than slots, in
+			// ascending PSN order).
+			if c := fa.cold; c != nil {
+				m := &c.mem
+				if m.head-m.tail > uint64(len(m.ring)) {
+					t.Fatalf("request memory holds %d entries in %d slots", m.head-m.tail, len(m.ring))
+				}
+				for q := m.tail + 1; q < m.head; q++ {
+					if m.at(q).psn().Diff(m.at(q-1).psn()) <= 0 {
+						t.Errorf("request memory: entry %d PSN %d after %d", q, m.at(q).psn(), m.at(q-1).psn())
+					}
+				}
+			}
+			sa, sb := requestStateOf(fa), requestStateOf(fb)
+			for i := range a.NumEvents() {
+				if e := a.Event(i); e.Kind == EventCNP {
+					sa.RatesAfter = append(sa.RatesAfter, e.RateAfterBps())
+				}
+			}
+			for i := range b.NumEvents() {
+				if e := b.Event(i); e.Kind == EventCNP {
+					sb.RatesAfter = append(sb.RatesAfter, e.RateAfterBps())
+				}
+			}
+			if got, want := sa, sb; !reflect.DeepEqual(got, want) {
 				t.Errorf("observeRequest left\n%+v\ntrackRequest\n%+v", got, want)
 			}
 			if got, want := compact(a), compact(b); !slices.Equal(got, want) {
 				t.Errorf("events %+v, want %+v", got, want)
 			}
 		})
+	}
+}
+
+// roomInMem must drop the entries done's loop over the ring drops, and
+// tell whether that made room: every kind, with and without memDone,
+// before, at and after ackedTo, with no ACK yet, and across the PSN wrap.
+func TestRoomInMem(t *testing.T) {
+	kinds := []uint8{memOther, memSendWrite, memRead, memAtomic, memAny}
+	for _, acked := range []PSN{0, 5, PSNModulus - 2} {
+		for _, hasAcked := range []bool{false, true} {
+			for _, k := range kinds {
+				for _, flags := range []uint8{0, memDone, memReplayed | memFirstDone} {
+					for _, off := range []int64{-3, -1, 0, 1, 2} {
+						for _, tested := range []uint64{0, 3, 7} { // the entry of that kind: first, inside, last
+							c := &flowCold{ackedTo: acked, hasAcked: hasAcked}
+							l := &c.mem
+							l.ring = make([]reqMem, 8)
+							l.tail, l.head = 6, 14 // full, and wraps the ring
+							for s := l.tail; s < l.head; s++ {
+								// the others: SEND/WRITEs, answered before it, not after
+								e := reqMem{psnFlags: uint32(acked.Add(off + int64(s-l.tail) - int64(tested)))}
+								e.set(memSendWrite)
+								if s == l.tail+tested {
+									e = reqMem{psnFlags: uint32(acked.Add(off))}
+									e.set(k | flags)
+								}
+								*l.at(s) = e
+							}
+							want := l.tail
+							for want < l.head && c.done(l.at(want)) {
+								want++
+							}
+							room := c.roomInMem()
+							if l.tail != want || room != (want > 6) {
+								t.Errorf("ackedTo %d (%v), kind %d flags %#x at %d, PSN ackedTo%+d: tail %d room %v, done's loop %d",
+									acked, hasAcked, k, flags, tested, off, l.tail, room, want)
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -341,11 +341,12 @@ func (t *Table) observeAck(f *Flow, p *decode.Packet) {
 	if hasAETH {
 		kind = p.AETH.Syndrome.Kind()
 	}
-	nakLike := hasAETH && (kind == decode.SyndromeNAK || kind == decode.SyndromeRNRNAK)
-	if nakLike {
-		t.tryPair(f, psn, p.TsNs, matchNAK)
-	} else {
-		t.tryPair(f, psn, p.TsNs, matchACK)
+	if !f.paired() && !f.Key.UD { // tryPair's first test written out: a paired flow's ACKs skip the call
+		if hasAETH && (kind == decode.SyndromeNAK || kind == decode.SyndromeRNRNAK) {
+			t.tryPair(f, psn, p.TsNs, matchNAK)
+		} else {
+			t.tryPair(f, psn, p.TsNs, matchACK)
+		}
 	}
 	switch op := p.BTH.Opcode.Operation(); {
 	case op == decode.OpAtomicAcknowledge:

@@ -31,16 +31,7 @@ func TestFlowJSONMatchesEncoder(t *testing.T) {
 	flows = append(flows, FlowReport{ID: "x", Transport: "RC"}) // every pointer nil
 	for i := range flows {
 		for _, indent := range []bool{false, true} {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if indent {
-				enc.SetIndent("    ", "  ")
-			}
-			if err := enc.Encode(flows[i]); err != nil {
-				t.Fatal(err)
-			}
-			want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			want := encoderJSON(t, flows[i], indent)
 			if got := flows[i].appendJSON(nil, indent); !bytes.Equal(got, want) {
 				t.Errorf("flow %d indent %v:\n got %s\nwant %s", i, indent, got, want)
 			}
@@ -61,19 +52,27 @@ func TestFindingJSONMatchesEncoder(t *testing.T) {
 	}
 	for i := range findings {
 		for _, indent := range []bool{false, true} {
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if indent {
-				enc.SetIndent("    ", "  ")
-			}
-			if err := enc.Encode(findings[i]); err != nil {
-				t.Fatal(err)
-			}
-			want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+			want := encoderJSON(t, findings[i], indent)
 			if got := findings[i].appendJSON(nil, indent); !bytes.Equal(got, want) {
 				t.Errorf("finding %d indent %v:\n got %s\nwant %s", i, indent, got, want)
 			}
 		}
 	}
+}
+
+// encoderJSON is v as WriteJSON's encoder writes it (HTML escaping off),
+// indented as an element of a top-level array when indent is set, without
+// Encode's newline.
+func encoderJSON(t *testing.T, v any, indent bool) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("    ", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }

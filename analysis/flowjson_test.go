@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"bytes"
-	"encoding/json"
 	"testing"
 )
 
@@ -60,19 +59,10 @@ func TestFindingJSONMatchesEncoder(t *testing.T) {
 	}
 }
 
-// encoderJSON is v as WriteJSON's encoder writes it (HTML escaping off),
-// indented as an element of a top-level array when indent is set, without
-// Encode's newline.
+// encoderJSON is v as WriteJSON's encoder writes it (referenceJSON's
+// encoder), indented as an element of a top-level array when indent is
+// set, without Encode's newline.
 func encoderJSON(t *testing.T, v any, indent bool) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if indent {
-		enc.SetIndent("    ", "  ")
-	}
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return bytes.TrimSuffix(encodeJSON(t, v, "    ", indent), []byte("\n"))
 }

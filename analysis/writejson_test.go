@@ -12,13 +12,20 @@ import (
 // json.Encoder without HTML escaping encoding the whole report.
 func referenceJSON(t *testing.T, r Report, indent bool) []byte {
 	t.Helper()
+	return encodeJSON(t, r, "", indent)
+}
+
+// encodeJSON is v encoded by a json.Encoder without HTML escaping, indented
+// by two spaces after prefix when indent is set.
+func encodeJSON(t *testing.T, v any, prefix string, indent bool) []byte {
+	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if indent {
-		enc.SetIndent("", "  ")
+		enc.SetIndent(prefix, "  ")
 	}
-	if err := enc.Encode(r); err != nil {
+	if err := enc.Encode(v); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -67,7 +67,13 @@ func TestFastPath(t *testing.T) {
 	vlan := synth.Wrap{VLANs: []synth.VLAN{{PCP: 5, VID: 100}}}
 	qinq := synth.Wrap{VLANs: []synth.VLAN{{PCP: 3, VID: 100}, {PCP: 5, VID: 200}}, QinQ: true}
 	twoTags := synth.Wrap{VLANs: []synth.VLAN{{PCP: 3, VID: 100}, {PCP: 5, VID: 200}}}
-	v4 := func(f []byte, i int) []byte { return f[14+i:] } // the IPv4 header of an untagged frame
+	// ackEdited is the untagged ACK frame with edit applied to its IPv4
+	// header (and what follows it).
+	ackEdited := func(edit func(ip []byte)) []byte {
+		f := mustFrame(t, ack, synth.Wrap{})
+		edit(f[14:])
+		return f
+	}
 	for _, tc := range []struct {
 		name  string
 		frame []byte
@@ -87,36 +93,12 @@ func TestFastPath(t *testing.T) {
 		{"atomic", mustFrame(t, atomic, synth.Wrap{}), false},
 		{"qinq", mustFrame(t, ack, qinq), false},
 		{"two_8021q_tags", mustFrame(t, ack, twoTags), false},
-		{"ipv4_options", func() []byte {
-			f := mustFrame(t, ack, synth.Wrap{})
-			v4(f, 0)[0] = 0x46
-			return f
-		}(), false},
-		{"fragment", func() []byte {
-			f := mustFrame(t, ack, synth.Wrap{})
-			v4(f, 0)[6] |= 0x20 // more fragments
-			return f
-		}(), false},
-		{"other_port", func() []byte {
-			f := mustFrame(t, ack, synth.Wrap{})
-			binary.BigEndian.PutUint16(v4(f, 22), 4792)
-			return f
-		}(), false},
-		{"udp_length_beyond_ip", func() []byte {
-			f := mustFrame(t, ack, synth.Wrap{})
-			binary.BigEndian.PutUint16(v4(f, 24), 200)
-			return f
-		}(), false},
-		{"ip_total_beyond_frame", func() []byte {
-			f := mustFrame(t, ack, synth.Wrap{})
-			binary.BigEndian.PutUint16(v4(f, 2), 2000)
-			return f
-		}(), false},
-		{"pad_beyond_payload", func() []byte {
-			f := mustFrame(t, ack, synth.Wrap{})
-			v4(f, 29)[0] |= 0x30 // BTH byte 1: PadCnt 3, no payload
-			return f
-		}(), false},
+		{"ipv4_options", ackEdited(func(ip []byte) { ip[0] = 0x46 }), false},
+		{"fragment", ackEdited(func(ip []byte) { ip[6] |= 0x20 }), false}, // more fragments
+		{"other_port", ackEdited(func(ip []byte) { binary.BigEndian.PutUint16(ip[22:], 4792) }), false},
+		{"udp_length_beyond_ip", ackEdited(func(ip []byte) { binary.BigEndian.PutUint16(ip[24:], 200) }), false},
+		{"ip_total_beyond_frame", ackEdited(func(ip []byte) { binary.BigEndian.PutUint16(ip[2:], 2000) }), false},
+		{"pad_beyond_payload", ackEdited(func(ip []byte) { ip[29] |= 0x30 }), false}, // BTH byte 1: PadCnt 3, no payload
 	} {
 		var p decode.Packet
 		if got := decode.NewDecoder(decode.Config{}).FastEthernet(tc.frame, len(tc.frame), &p); got != tc.fast {

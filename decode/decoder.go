@@ -88,10 +88,25 @@ func NewDecoder(cfg Config) *Decoder {
 // DecodeRecord decodes one capture record into p, replacing all of p.
 func (d *Decoder) DecodeRecord(rec *pcapio.Record, p *Packet) {
 	d.Decode(rec.Data, rec.LinkType, rec.Len, p)
+	setRecord(p, rec)
+}
+
+// setRecord copies into p what the record says of the frame: its file,
+// number, offset and time.
+func setRecord(p *Packet, rec *pcapio.Record) {
 	p.File = rec.File
 	p.Frame = rec.Frame
 	p.Offset = rec.Offset
 	p.TsNs = rec.TsNs
+}
+
+// takePending ends a deferring decode: it returns the ICRC check left to
+// the caller (nil: none) and clears it.
+func (d *Decoder) takePending() (ip []byte, udpOff int) {
+	d.deferMin = 0
+	ip, udpOff = d.pendIP, d.pendOff
+	d.pendIP = nil
+	return ip, udpOff
 }
 
 // DecodeRecordDeferICRC is DecodeRecord, except that the ICRC check of a
@@ -108,10 +123,7 @@ func (d *Decoder) DecodeRecord(rec *pcapio.Record, p *Packet) {
 func (d *Decoder) DecodeRecordDeferICRC(rec *pcapio.Record, p *Packet, minLen int) (ip []byte, udpOff int) {
 	d.deferMin = max(minLen, 1)
 	d.DecodeRecord(rec, p)
-	d.deferMin = 0
-	ip, udpOff = d.pendIP, d.pendOff
-	d.pendIP = nil
-	return ip, udpOff
+	return d.takePending()
 }
 
 // DecodeZeroedRecordDeferICRC is DecodeRecordDeferICRC for a p that is
@@ -132,14 +144,8 @@ func (d *Decoder) DecodeZeroedRecordDeferICRC(rec *pcapio.Record, p *Packet, min
 	} else {
 		d.Decode(data, rec.LinkType, rec.Len, p)
 	}
-	p.File = rec.File
-	p.Frame = rec.Frame
-	p.Offset = rec.Offset
-	p.TsNs = rec.TsNs
-	d.deferMin = 0
-	ip, udpOff = d.pendIP, d.pendOff
-	d.pendIP = nil
-	return ip, udpOff
+	setRecord(p, rec)
+	return d.takePending()
 }
 
 // FinishICRC completes the ICRC check DecodeRecordDeferICRC left to the

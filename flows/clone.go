@@ -44,10 +44,7 @@ func (t *Table) Clone() *Table {
 			nc.mem.ring = slices.Clone(nc.mem.ring)
 			if nc.rare != nil {
 				nr := *nc.rare
-				if nr.reads != nil {
-					reads := *nr.reads
-					nr.reads = &reads
-				}
+				nr.reads = slices.Clone(nr.reads)
 				nc.rare = &nr
 			}
 			if nc.lat != nil {

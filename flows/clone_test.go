@@ -107,7 +107,7 @@ func TestCloneSharesNothing(t *testing.T) {
 		}
 		if r := f.rareOrNil(); r != nil && r.reads != nil {
 			reads++
-			if r.reads == lc.rare.reads {
+			if &r.reads[0] == &lc.rare.reads[0] {
 				t.Errorf("READ ring of %s shared", f.ID())
 			}
 		}

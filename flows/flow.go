@@ -148,14 +148,18 @@ type flowCold struct {
 
 // flowRare is the part of a flow's cold state that only some flows need:
 // a second source port, CE marks, READ requests, replays, READ responses,
-// ambiguous pairing votes (Flow.rare). 112 bytes.
+// ambiguous pairing votes (Flow.rare). 128 bytes.
 type flowRare struct {
 	ports   [maxPorts]uint16 // source ports, port0 first, once there are two
 	ceFirst int64            // first CE-marked frame since the previous matched CNP
 
 	// reads is made at the flow's first READ request: most flows never
-	// send one, and the ring is 1 KiB.
-	reads      *[readRing]readReq
+	// send one, and the ring is 1 KiB. A slice, not a pointer to an array:
+	// storing into a new array through a pointer costs a nil check that
+	// reads it first, and a read of a page the process never wrote maps the
+	// shared zero page, which the store then replaces at the price of a TLB
+	// shootdown of the other core (an interrupt of both pipeline goroutines).
+	reads      []readReq
 	nReads     uint64 // READ requests recorded so far (sequence numbers 0..nReads-1)
 	pendingSeq uint64 // the READ whose span is pending (reqState.pending)
 
@@ -465,7 +469,7 @@ func (f *Flow) nReads() uint64 {
 func (f *Flow) addRead(psn PSN, dmaLen uint32, hasLen bool, ts int64) uint64 {
 	c := f.rare()
 	if c.reads == nil {
-		c.reads = new([readRing]readReq)
+		c.reads = make([]readReq, readRing)
 	}
 	seq := c.nReads
 	c.reads[seq%readRing] = readReq{psn: psn, dmaLen: dmaLen, hasLen: hasLen, ts: ts}

@@ -19,7 +19,11 @@
 // costs the table only. WriteText fills its copy's Flows (it ranks them)
 // and reads the events a chunk at a time; other consumers that index the
 // rows call Materialize. json.Marshal of a lean report has
-// no rows: use WriteJSON. report --json and export build lean reports.
+// no rows: use WriteJSON. report --json and export build lean reports. A
+// lean report's findings are computed on a goroutine of their own while
+// the writers build the rows (the second core is idle then): Findings is
+// nil until FinishFindings, which the writers, Materialize, AddPoints and
+// AddSameTraffic call.
 //
 // # Counting
 //

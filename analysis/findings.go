@@ -196,11 +196,12 @@ func (fd *finder) add(sev Severity, code string, f *flows.Flow, format string, a
 	fd.out = append(fd.out, d)
 }
 
-// findings returns the findings of r, sorted by severity, then flow
+// findings returns the findings of the table t (c: its capture's counters),
+// sorted by severity, then flow
 // (capture-wide first, then first-seen order), then code. Findings with the
 // same keys keep the order their theme adds them in.
-func findings(t *flows.Table, r *Report, opts Options, cc map[*flows.Flow]*ccFlow) []Finding {
-	fd := &finder{t: t, c: &r.Capture, opts: opts, fev: gatherEvents(t)}
+func findings(t *flows.Table, c *CaptureSummary, opts Options, cc map[*flows.Flow]*ccFlow) []Finding {
+	fd := &finder{t: t, c: c, opts: opts, fev: gatherEvents(t)}
 	m := gatherMasks(t)
 	fd.loss(losslessPriorities(t))
 	fd.congestion()

@@ -13,7 +13,8 @@ import (
 
 // A lean report (Options.Lean) writes the same JSON and text as the report
 // with its rows, builds the same rows a chunk at a time, and Materialize
-// turns it into that report; its Flows and Events are nil until then.
+// turns it into that report; its Flows and Events are nil until then, its
+// Findings until FinishFindings.
 func TestLeanMatchesRows(t *testing.T) {
 	type input struct {
 		name string
@@ -42,6 +43,16 @@ func TestLeanMatchesRows(t *testing.T) {
 			lean := build(t, cfg, Options{Lean: true}, in.ps...)
 			if lean.Flows != nil || lean.Events != nil || !lean.Lean() {
 				t.Fatalf("lean report has rows: %d flows, %d events", len(lean.Flows), len(lean.Events))
+			}
+			// its findings are computed meanwhile: nil until FinishFindings
+			// (on a copy: the writers below must wait for them themselves)
+			if lean.Findings != nil {
+				t.Fatalf("lean report has its findings before FinishFindings")
+			}
+			c := lean
+			c.FinishFindings()
+			if !reflect.DeepEqual(c.Findings, full.Findings) {
+				t.Fatalf("FinishFindings: %v, want %v", c.Findings, full.Findings)
 			}
 			if lean.NumFlows() != len(full.Flows) || lean.NumEvents() != len(full.Events) || (in.name == "golden" && len(full.Events) == 0) {
 				t.Fatalf("lean: %d flows, %d events; rows: %d, %d", lean.NumFlows(), lean.NumEvents(), len(full.Flows), len(full.Events))

@@ -21,7 +21,8 @@ type Report struct {
 	Events     []EventReport  `json:"events"`
 	CNPLatency LatencySummary `json:"cnp_latency"`
 	PFC        []PFCReport    `json:"pfc"`
-	Findings   []Finding      `json:"findings"`
+	// Findings of a lean report are nil until FinishFindings (lean.go).
+	Findings []Finding `json:"findings"`
 
 	// Points and Hops are set with capture points (--point; AddPoints)
 	// and left nil otherwise: WriteJSON then writes neither member.
@@ -196,7 +197,8 @@ type Options struct {
 	// a chunk at a time by WriteJSON and export (NumFlows, AppendFlows,
 	// NumEvents, AppendEvents; lean.go), so the report costs no memory per
 	// flow or event. Materialize fills Flows and Events; json.Marshal of a
-	// lean report has no rows (WriteJSON has them).
+	// lean report has no rows (WriteJSON has them). Its Findings are
+	// computed on a goroutine of their own meanwhile (FinishFindings).
 	Lean bool
 }
 
@@ -265,7 +267,13 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		r.PFC = append(r.PFC, pfcReport(s))
 	}
 	r.Latency = latencyReport(t)
-	r.Findings = findings(t, &r, opts, cc)
+	if opts.Lean {
+		// computed while the writers turn the table into rows (lean.go)
+		r.lean.findings = startFindings(t, r.Capture, opts, cc)
+		r.Findings = nil
+	} else {
+		r.Findings = findings(t, &r.Capture, opts, cc)
+	}
 	return r
 }
 
@@ -494,6 +502,7 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 	jw.member("pfc", false)
 	jw.array(r.PFC == nil, len(r.PFC), func(i int) { jw.elem(r.PFC[i]) })
 	jw.member("findings", false)
+	r.FinishFindings() // a lean report's, computed while the rows above were written
 	jw.array(r.Findings == nil, len(r.Findings), func(i int) {
 		jw.tmp = r.Findings[i].appendJSON(jw.tmp[:0], indent)
 		jw.w.Write(jw.tmp)

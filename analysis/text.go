@@ -59,6 +59,7 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	tx.capture(&r.Capture)
 	rank := tx.flows(r.Flows, opts.MaxFlows)
 	tx.latency(r.CNPLatency)
+	r.FinishFindings() // a lean report's, computed while the flows were written
 	tx.ccReaction(&r)
 	tx.responseLatency(r.Latency)
 	tx.pfc(r.PFC, r.Capture.LastTsNs-r.Capture.FirstTsNs)

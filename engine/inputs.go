@@ -47,8 +47,8 @@ type LayoutPoint struct {
 	Layout *pcapio.Layout
 }
 
-// Open opens every path, memory-mapped when it is a large regular file of
-// short records (pcapio.OpenFileMapped), buffered otherwise; "-" is standard
+// Open opens every path, memory-mapped when it is a large regular file
+// (pcapio.OpenFileMapped), buffered otherwise; "-" is standard
 // input, and gzip or zstd files and streams are decompressed (by magic).
 // A file that cannot be opened is recorded in Errors and left out.
 func Open(paths []string) *Inputs { return OpenWith(paths, pcapio.OpenFileMapped) }

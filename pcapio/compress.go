@@ -75,7 +75,7 @@ func openInput(path string) (f *os.File, own bool, err error) {
 // mapMin bytes (mapMin > 0) through mapFiled (OpenFileMapped's rules), a
 // compressed file or stream through its decompressor, anything else through
 // a buffer.
-func openAny(path string, file int, mapMin int64, short bool) (*Reader, error) {
+func openAny(path string, file int, mapMin int64) (*Reader, error) {
 	f, own, err := openInput(path)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func openAny(path string, file int, mapMin int64, short bool) (*Reader, error) {
 	if mapMin <= 0 {
 		return newFileReader(f, path, file)
 	}
-	return openMappedFile(f, st, path, file, mapMin, short)
+	return openMappedFile(f, st, path, file, mapMin)
 }
 
 // newStreamReader reads the capture from f, a stream read once: its first

@@ -55,7 +55,7 @@ func readFile(t *testing.T, data []byte, mapped bool) ([]Record, *Reader, error)
 	}
 	open := OpenFile
 	if mapped {
-		open = func(p string, f int) (*Reader, error) { return openFileMapped(p, f, 1, false) }
+		open = func(p string, f int) (*Reader, error) { return openFileMapped(p, f, 1) }
 	}
 	r, err := open(path, 3)
 	if err != nil {

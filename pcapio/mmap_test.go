@@ -16,7 +16,7 @@ import (
 func openBoth(t *testing.T, path string) (buffered, mapped *Reader, errB, errM error) {
 	t.Helper()
 	buffered, errB = OpenFile(path, 2)
-	mapped, errM = openFileMapped(path, 2, 1, false)
+	mapped, errM = openFileMapped(path, 2, 1)
 	if errM == nil && !mapped.Mapped() {
 		t.Fatalf("%s: not mapped", path)
 	}
@@ -198,7 +198,7 @@ func TestMappedFileShrinks(t *testing.T) {
 		{"pcapng, block cut", ngPath(8000), 1 << 20, 1048048},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := openFileMapped(tc.path, 0, 1, false)
+			r, err := openFileMapped(tc.path, 0, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -242,7 +242,7 @@ func TestMappedFileShrinks(t *testing.T) {
 // none) names the page; a panic that is not a fault on the mapping goes on.
 func TestGuardFaultsAt(t *testing.T) {
 	path := bigPcap(t, 65535, 8000, 1000)
-	r, err := openFileMapped(path, 3, 1, false)
+	r, err := openFileMapped(path, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +288,8 @@ func TestGuardFaultsAt(t *testing.T) {
 	_ = GuardFaults(func() error { panic("other") }, r)
 }
 
-// TestOpenFileMappedPolicy: OpenFileMapped maps big files of short records
-// only (see mmap.go).
+// TestOpenFileMappedPolicy: OpenFileMapped maps big files, whatever their
+// snaplen (see mmap.go).
 func TestOpenFileMappedPolicy(t *testing.T) {
 	dir := t.TempDir()
 	ng := func(snaplens ...uint32) string {
@@ -315,12 +315,13 @@ func TestOpenFileMappedPolicy(t *testing.T) {
 	}{
 		{"pcap snaplen 128, 5 MB", bigPcap(t, 128, 40_000, 128), true},
 		{"pcap snaplen 512, 5 MB", bigPcap(t, 512, 10_000, 512), true},
-		{"pcap snaplen 65535, 5 MB of short records", bigPcap(t, 65535, 40_000, 128), false},
-		{"pcap snaplen 0", bigPcap(t, 0, 40_000, 128), false},
+		{"pcap snaplen 65535, 5 MB of short records", bigPcap(t, 65535, 40_000, 128), true},
+		{"pcap snaplen 65535, 5 MB of 1 KiB records", bigPcap(t, 65535, 5000, 1024), true},
+		{"pcap snaplen 0", bigPcap(t, 0, 40_000, 128), true},
 		{"pcap snaplen 128, 1 MB", bigPcap(t, 128, 7000, 128), false},
 		{"pcapng snaplen 128", ng(128), true},
-		{"pcapng snaplens 128 and 0", ng(128, 0), false},
-		{"pcapng snaplen 9000", ng(9000), false},
+		{"pcapng snaplens 128 and 0", ng(128, 0), true},
+		{"pcapng snaplen 9000", ng(9000), true},
 	} {
 		r, err := OpenFileMapped(tc.path, 0)
 		if err != nil {
@@ -349,7 +350,7 @@ func FuzzMappedReader(f *testing.F) {
 			t.Fatal(err)
 		}
 		b, errB := newReaderSize(bytes.NewReader(data), path, 2, 512)
-		m, errM := openFileMapped(path, 2, 1, false)
+		m, errM := openFileMapped(path, 2, 1)
 		if (errB == nil) != (errM == nil) {
 			t.Fatalf("open: buffered %v, mapped %v", errB, errM)
 		}

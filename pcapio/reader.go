@@ -268,7 +268,7 @@ func (r *Reader) initFormat() error {
 // is standard input; gzip and zstd files and streams are decompressed
 // (compress.go).
 func OpenFile(path string, file int) (*Reader, error) {
-	return openAny(path, file, 0, false)
+	return openAny(path, file, 0)
 }
 
 // newFileReader returns a buffered Reader of the open file f, which it

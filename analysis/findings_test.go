@@ -1,7 +1,10 @@
 package analysis
 
 import (
+	"cmp"
+	"fmt"
 	"maps"
+	"slices"
 	"testing"
 
 	"github.com/rocetrace/rocetrace/decode"
@@ -159,6 +162,39 @@ func TestFindingsOrder(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("got %v, want %v", got, want)
 			break
+		}
+	}
+}
+
+// sortFindingsRanked orders by severity, flow rank, code, and keeps the
+// order of findings equal in all three (as a stable sort would): enough of
+// them that the sort does not fall back to insertion sort.
+func TestSortFindingsRankedStable(t *testing.T) {
+	flowA, flowB := "A", "B"
+	rank := map[string]int{flowA: 0, flowB: 1}
+	tests := []struct {
+		sev  Severity
+		flow *string
+		code string
+	}{
+		{SeverityWarning, &flowB, "psn_gap"}, {SeverityError, nil, "icrc_bad"}, {SeverityWarning, &flowA, "nak"},
+		{SeverityWarning, &flowA, "psn_gap"}, {SeverityInfo, nil, "x"}, {SeverityWarning, nil, "not_ect"},
+	}
+	var in []Finding
+	for i := range 60 {
+		tc := tests[i%len(tests)]
+		in = append(in, Finding{Severity: tc.sev, Code: tc.code, Flow: tc.flow, Message: fmt.Sprint(i)})
+	}
+	want := slices.Clone(in)
+	slices.SortStableFunc(want, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)),
+			cmp.Compare(flowRank(rank, a.Flow), flowRank(rank, b.Flow)), cmp.Compare(a.Code, b.Code))
+	})
+	got := slices.Clone(in)
+	sortFindingsRanked(got, func(f *string) int { return flowRank(rank, f) })
+	for i := range want {
+		if got[i].Message != want[i].Message {
+			t.Fatalf("finding %d: %s #%s, want %s #%s", i, got[i].Code, got[i].Message, want[i].Code, want[i].Message)
 		}
 	}
 }

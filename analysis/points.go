@@ -143,13 +143,5 @@ func mergeEvents(evs, add []EventReport, order map[string]int) []EventReport {
 // sortFindingsBy sorts findings as Build does (severity, flow, code), with
 // flow ranks from order.
 func sortFindingsBy(out []Finding, order map[string]int) {
-	slices.SortStableFunc(out, func(a, b Finding) int {
-		if c := cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(flowRank(order, a.Flow), flowRank(order, b.Flow)); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Code, b.Code)
-	})
+	sortFindingsRanked(out, func(flow *string) int { return flowRank(order, flow) })
 }

@@ -68,6 +68,15 @@ func TestLeanMatchesRows(t *testing.T) {
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {
 					t.Errorf("indent %v: lean JSON differs:\n%s\nwant\n%s", indent, b.Bytes(), a.Bytes())
 				}
+				// the events split between two goroutines (splitEvents)
+				// from 2 events on, in blocks of one or two events
+				b.Reset()
+				if err := writeJSON(&b, lean, indent, eventSplit{min: 2, block: 400}); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(a.Bytes(), b.Bytes()) {
+					t.Errorf("indent %v: lean JSON with the events split differs:\n%s\nwant\n%s", indent, b.Bytes(), a.Bytes())
+				}
 			}
 			var a, b bytes.Buffer
 			if err := WriteText(&a, full, TextOptions{MaxFlows: -1}); err != nil {

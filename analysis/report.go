@@ -479,7 +479,13 @@ func (c *Counter) Summary(files []string) CaptureSummary {
 // held in memory. The bytes are those of a json.Encoder (SetEscapeHTML
 // false, SetIndent "", "  " when indent) encoding r.
 func WriteJSON(w io.Writer, r Report, indent bool) error {
-	jw := jsonWriter{w: bufio.NewWriterSize(w, 64<<10), indent: indent}
+	return writeJSON(w, r, indent, eventSplit{splitMinEvents, splitBlock})
+}
+
+// writeJSON is WriteJSON with a lean report's events split by split
+// (jsonsplit.go).
+func writeJSON(w io.Writer, r Report, indent bool, split eventSplit) error {
+	jw := jsonWriter{w: bufio.NewWriterSize(w, 64<<10), indent: indent, split: split}
 	jw.enc = json.NewEncoder(&jw.buf)
 	jw.enc.SetEscapeHTML(false)
 	jw.raw("{")
@@ -492,11 +498,7 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 		jw.w.Write(jw.tmp)
 	})
 	jw.member("events", false)
-	ec := r.eventCursor()
-	jw.array(r.Events == nil && r.lean == nil, r.NumEvents(), func(i int) {
-		jw.tmp = ec.at(i).appendJSON(jw.tmp[:0], indent)
-		jw.w.Write(jw.tmp)
-	})
+	jw.events(&r) // a lean report's on two goroutines (jsonsplit.go)
 	jw.member("cnp_latency", false)
 	jw.value(r.CNPLatency)
 	jw.member("pfc", false)
@@ -530,6 +532,7 @@ func WriteJSON(w io.Writer, r Report, indent bool) error {
 type jsonWriter struct {
 	w      *bufio.Writer
 	indent bool
+	split  eventSplit
 	enc    *json.Encoder // encodes into buf
 	buf    bytes.Buffer
 	tmp    []byte

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 )
@@ -24,9 +23,8 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	hooks := &exitHooks{} // the watchdog's cleanups (an export's temporary files)
 	go watchSignals(sigs, cancel, watchdogWanted(os.Args), hooks, os.Stderr, os.Exit)
-	floor := reserveHeap(os.Args) // never touched: see heapfloor.go
+	paceGC(os.Args, os.Getenv) // gcpace.go
 	code := runWithHooks(ctx, hooks, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	runtime.KeepAlive(floor)
 	signal.Stop(sigs)
 	os.Exit(code)
 }

@@ -20,10 +20,10 @@
 // and reads the events a chunk at a time; other consumers that index the
 // rows call Materialize. json.Marshal of a lean report has
 // no rows: use WriteJSON. report --json and export build lean reports. A
-// lean report's findings are computed on a goroutine of their own while
-// the writers build the rows (the second core is idle then): Findings is
-// nil until FinishFindings, which the writers, Materialize, AddPoints and
-// AddSameTraffic call.
+// lean report's findings and latency summaries are computed on a goroutine
+// of their own while the writers build the rows (the second core is idle
+// then): Findings is nil, CNPLatency and Latency zero, until Await, which
+// the writers, Materialize, AddPoints and AddSameTraffic call.
 //
 // # Counting
 //

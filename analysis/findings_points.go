@@ -55,7 +55,7 @@ func AddSameTraffic(r *Report, t *flows.Table, files []string, roce []int64, pai
 	if len(pf.out) == 0 {
 		return false
 	}
-	r.FinishFindings()
+	r.Await()
 	r.Findings = append(r.Findings, pf.out...)
 	sortFindingsBy(r.Findings, flowOrder(t))
 	return true

@@ -3,10 +3,10 @@ package analysis
 // WriteJSON writes a lean report's events on two goroutines: this one
 // writes the first ones to the output, a second formats the last ones
 // (at most splitMaxEvents) into blocks of memory meanwhile, and this one
-// then writes those blocks. The findings' goroutine (FinishFindings) runs
-// at the same time: the flows, the events and the findings of report --json
-// of 1M frames take ~4, ~3 and ~4 ms of one core, the serial tail of the
-// report, during which the second core was idle.
+// then writes those blocks. The findings' goroutine (Await) runs at the
+// same time: the flows, the events and the findings of report --json of 1M
+// frames take ~4, ~4 and ~4 ms of one core, the serial tail of the report,
+// during which the second core was idle.
 
 const (
 	// splitMinEvents: with fewer events, one goroutine writes them all.

@@ -14,7 +14,7 @@ import (
 // A lean report (Options.Lean) writes the same JSON and text as the report
 // with its rows, builds the same rows a chunk at a time, and Materialize
 // turns it into that report; its Flows and Events are nil until then, its
-// Findings until FinishFindings.
+// Findings (and its latency summaries) until Await.
 func TestLeanMatchesRows(t *testing.T) {
 	type input struct {
 		name string
@@ -44,15 +44,16 @@ func TestLeanMatchesRows(t *testing.T) {
 			if lean.Flows != nil || lean.Events != nil || !lean.Lean() {
 				t.Fatalf("lean report has rows: %d flows, %d events", len(lean.Flows), len(lean.Events))
 			}
-			// its findings are computed meanwhile: nil until FinishFindings
-			// (on a copy: the writers below must wait for them themselves)
-			if lean.Findings != nil {
-				t.Fatalf("lean report has its findings before FinishFindings")
+			// its findings and latency are computed meanwhile: unset until
+			// Await (on a copy: the writers below must wait for them
+			// themselves)
+			if lean.Findings != nil || lean.CNPLatency != (LatencySummary{}) || lean.Latency != (LatencyReport{}) {
+				t.Fatalf("lean report has its findings or latency before Await")
 			}
 			c := lean
-			c.FinishFindings()
-			if !reflect.DeepEqual(c.Findings, full.Findings) {
-				t.Fatalf("FinishFindings: %v, want %v", c.Findings, full.Findings)
+			c.Await()
+			if !reflect.DeepEqual(c.Findings, full.Findings) || c.CNPLatency != full.CNPLatency || c.Latency != full.Latency {
+				t.Fatalf("Await: %v %v %v, want %v %v %v", c.Findings, c.CNPLatency, c.Latency, full.Findings, full.CNPLatency, full.Latency)
 			}
 			if lean.NumFlows() != len(full.Flows) || lean.NumEvents() != len(full.Events) || (in.name == "golden" && len(full.Events) == 0) {
 				t.Fatalf("lean: %d flows, %d events; rows: %d, %d", lean.NumFlows(), lean.NumEvents(), len(full.Flows), len(full.Events))

@@ -20,7 +20,8 @@ type Report struct {
 	Events     []EventReport  `json:"events"`
 	CNPLatency LatencySummary `json:"cnp_latency"`
 	PFC        []PFCReport    `json:"pfc"`
-	// Findings of a lean report are nil until FinishFindings (lean.go).
+	// Findings of a lean report are nil, and its CNPLatency and Latency
+	// zero, until Await (lean.go).
 	Findings []Finding `json:"findings"`
 
 	// Points and Hops are set with capture points (--point; AddPoints)
@@ -197,7 +198,8 @@ type Options struct {
 	// NumEvents, AppendEvents; lean.go), so the report costs no memory per
 	// flow or event. Materialize fills Flows and Events; json.Marshal of a
 	// lean report has no rows (WriteJSON has them). Its Findings are
-	// computed on a goroutine of their own meanwhile (FinishFindings).
+	// computed on a goroutine of their own meanwhile, with the latency
+	// summaries (Await).
 	Lean bool
 }
 
@@ -249,7 +251,10 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	r.Capture.FlowsDropped = t.FlowsDropped()
 	cc := ccReactions(t)
 	if opts.Lean {
-		r.lean = &leanSource{t: t, cc: cc}
+		// the rest, computed while the writers turn the table into rows
+		// (lean.go)
+		r.lean = &leanSource{t: t, cc: cc, rest: startRest(t, r.Capture, opts, cc)}
+		r.Findings = nil
 	} else {
 		r.Flows = make([]FlowReport, 0, len(t.Flows()))
 		r.Events = make([]EventReport, 0, t.NumEvents())
@@ -260,18 +265,11 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		for i := range t.NumEvents() {
 			r.Events = append(r.Events, arena.eventReport(t.Event(i)))
 		}
+		r.CNPLatency, r.Latency = cnpLatency(t), latencyReport(t)
+		r.Findings = findings(t, &r.Capture, opts, cc)
 	}
-	r.CNPLatency = cnpLatency(t)
 	for _, s := range t.PFC() {
 		r.PFC = append(r.PFC, pfcReport(s))
-	}
-	r.Latency = latencyReport(t)
-	if opts.Lean {
-		// computed while the writers turn the table into rows (lean.go)
-		r.lean.findings = startFindings(t, r.Capture, opts, cc)
-		r.Findings = nil
-	} else {
-		r.Findings = findings(t, &r.Capture, opts, cc)
 	}
 	return r
 }
@@ -399,12 +397,12 @@ func writeJSON(w io.Writer, r Report, indent bool, split eventSplit) error {
 	})
 	jw.member("events", false)
 	jw.events(&r) // a lean report's on two goroutines (jsonsplit.go)
+	r.Await()     // a lean report's findings and latency, computed while the rows above were written
 	jw.member("cnp_latency", false)
 	jw.value(r.CNPLatency)
 	jw.member("pfc", false)
 	jw.array(r.PFC == nil, len(r.PFC), func(i int) { jw.elem(r.PFC[i]) })
 	jw.member("findings", false)
-	r.FinishFindings() // a lean report's, computed while the rows above were written
 	jw.array(r.Findings == nil, len(r.Findings), func(i int) {
 		jw.tmp = r.Findings[i].appendJSON(jw.tmp[:0], indent)
 		jw.w.Write(jw.tmp)

@@ -58,8 +58,8 @@ func WriteText(w io.Writer, r Report, opts TextOptions) error {
 	tx := &textWriter{ew: &errWriter{w: w}, color: opts.Color}
 	tx.capture(&r.Capture)
 	rank := tx.flows(r.Flows, opts.MaxFlows)
+	r.Await() // a lean report's findings and latency, computed while the flows were written
 	tx.latency(r.CNPLatency)
-	r.FinishFindings() // a lean report's, computed while the flows were written
 	tx.ccReaction(&r)
 	tx.responseLatency(r.Latency)
 	tx.pfc(r.PFC, r.Capture.LastTsNs-r.Capture.FirstTsNs)

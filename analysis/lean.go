@@ -30,15 +30,17 @@ type leanRest struct {
 	latency    LatencyReport
 }
 
-// startRest starts computing the findings and latency summaries of t.
-func startRest(t *flows.Table, c CaptureSummary, opts Options, cc map[*flows.Flow]*ccFlow) *leanRest {
+// startRest starts computing the latency summaries of t, then, once
+// ccReactions' result comes on the channel it returns, its findings.
+func startRest(t *flows.Table, c CaptureSummary, opts Options) (*leanRest, chan<- map[*flows.Flow]*ccFlow) {
 	p := &leanRest{done: make(chan struct{})}
+	ccs := make(chan map[*flows.Flow]*ccFlow, 1)
 	go func() {
 		defer close(p.done)
 		p.cnpLatency, p.latency = cnpLatency(t), latencyReport(t)
-		p.findings = findings(t, &c, opts, cc)
+		p.findings = findings(t, &c, opts, <-ccs)
 	}()
-	return p
+	return p, ccs
 }
 
 // Await sets the Findings, CNPLatency and Latency of a lean report, waiting

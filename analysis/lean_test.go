@@ -69,10 +69,11 @@ func TestLeanMatchesRows(t *testing.T) {
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {
 					t.Errorf("indent %v: lean JSON differs:\n%s\nwant\n%s", indent, b.Bytes(), a.Bytes())
 				}
-				// the events split between two goroutines (splitEvents)
-				// from 2 events on, in blocks of one or two events
+				// the events split between two goroutines (jsonsplit.go)
+				// from 2 events on, in chunks of 2 events, in blocks of one
+				// or two events
 				b.Reset()
-				if err := writeJSON(&b, lean, indent, eventSplit{min: 2, block: 400}); err != nil {
+				if err := writeJSON(&b, lean, indent, eventSplit{min: 2, chunk: 2, block: 400}); err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(a.Bytes(), b.Bytes()) {
@@ -108,5 +109,34 @@ func TestLeanMatchesRows(t *testing.T) {
 				t.Errorf("Materialize does not give the report with rows")
 			}
 		})
+	}
+}
+
+// The second goroutine of the events' split (startBack) takes chunks from
+// the back, last first, and hands them over in the array's order, within
+// splitMaxEvents: here it takes every chunk of one event.
+func TestEventsBack(t *testing.T) {
+	lean := build(t, flows.Config{LinkSpeedBps: 100e9}, Options{Lean: true}, goldenScenario()...)
+	n := lean.NumEvents()
+	if n < 3 {
+		t.Fatalf("%d events", n)
+	}
+	for _, indent := range []bool{false, true} {
+		c := &eventChunks{back: n, chunk: 1, n: n}
+		back := startBack(&lean, c, indent, 400)
+		<-back.done
+		if back.first != 0 || len(back.blocks) != n {
+			t.Fatalf("took chunks %d.. (%d), want 0.. (%d)", back.first, len(back.blocks), n)
+		}
+		var got []byte
+		for _, chunk := range back.blocks {
+			got = append(got, bytes.Join(chunk, nil)...)
+		}
+		if want := bytes.Join(formatEvents(&lean, 0, n, indent, 400), nil); !bytes.Equal(got, want) {
+			t.Errorf("indent %v: %s\nwant %s", indent, got, want)
+		}
+		if _, _, ok := c.takeFront(); ok {
+			t.Errorf("a chunk left for the front")
+		}
 	}
 }

@@ -249,13 +249,16 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		r.Capture.Files = []string{}
 	}
 	r.Capture.FlowsDropped = t.FlowsDropped()
-	cc := ccReactions(t)
 	if opts.Lean {
 		// the rest, computed while the writers turn the table into rows
-		// (lean.go)
-		r.lean = &leanSource{t: t, cc: cc, rest: startRest(t, r.Capture, opts, cc)}
+		// (lean.go), the latency summaries while ccReactions runs here
+		rest, ccs := startRest(t, r.Capture, opts)
+		cc := ccReactions(t)
+		ccs <- cc
+		r.lean = &leanSource{t: t, cc: cc, rest: rest}
 		r.Findings = nil
 	} else {
+		cc := ccReactions(t)
 		r.Flows = make([]FlowReport, 0, len(t.Flows()))
 		r.Events = make([]EventReport, 0, t.NumEvents())
 		for _, f := range t.Flows() {
@@ -377,7 +380,7 @@ func nearestRank(pct, n int) int {
 // held in memory. The bytes are those of a json.Encoder (SetEscapeHTML
 // false, SetIndent "", "  " when indent) encoding r.
 func WriteJSON(w io.Writer, r Report, indent bool) error {
-	return writeJSON(w, r, indent, eventSplit{splitMinEvents, splitBlock})
+	return writeJSON(w, r, indent, eventSplit{splitMinEvents, splitChunk, splitBlock})
 }
 
 // writeJSON is WriteJSON with a lean report's events split by split
@@ -431,6 +434,7 @@ type jsonWriter struct {
 	w      *bufio.Writer
 	indent bool
 	split  eventSplit
+	rows   []EventReport // a lean report's event rows, rowChunk at a time
 	enc    *json.Encoder // encodes into buf
 	buf    bytes.Buffer
 	tmp    []byte

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
@@ -179,7 +180,7 @@ func newDecompressor(kind int, src io.Reader) (io.Reader, error) {
 	if kind == compressGzip {
 		z, err := gzip.NewReader(src)
 		if err != nil {
-			return nil, fmt.Errorf("gzip: %w", err)
+			return nil, openError("gzip", err)
 		}
 		return z, nil
 	}
@@ -187,9 +188,20 @@ func newDecompressor(kind int, src io.Reader) (io.Reader, error) {
 	// both cores busy, and the stream is read by one goroutine.
 	z, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
 	if err != nil {
-		return nil, fmt.Errorf("zstd: %w", err)
+		return nil, openError("zstd", err)
 	}
 	return z, nil
+}
+
+// openError is the decompressor's complaint about the start of a stream,
+// named once by its format ("gzip: invalid header", not the library's
+// "gzip: " twice), a stream too short for its header saying so.
+func openError(format string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), format+": ")
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		msg = "stream cut short in its header (" + msg + ")"
+	}
+	return fmt.Errorf("%s: %s", format, msg)
 }
 
 // trackedReader remembers the error of the reader beneath a decompressor,

@@ -156,10 +156,29 @@ func TestCompressedDamage(t *testing.T) {
 			}
 		})
 	}
-	// A gzip header that is no gzip header: damage at 0 when opened.
-	bad := []byte{0x1F, 0x8B, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 1, 2, 3}
-	if _, _, err := readFile(t, bad, false); !errors.As(err, new(*DamageError)) {
-		t.Errorf("bad gzip header: %v, want *DamageError", err)
+}
+
+// TestCompressedOpenDamage: a stream that starts like gzip or zstd but is
+// not one is damage at byte 0, its reason naming the format once (the
+// fuzz target's find: "gzip: gzip: invalid header"), mapped or not.
+func TestCompressedOpenDamage(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		data   []byte
+		reason string
+	}{
+		{"gzip header that is none", []byte{0x1F, 0x8B, 0xFF, 0xFF, 0, 0, 0, 0, 0, 0, 1, 2, 3}, "gzip: invalid header"},
+		{"fuzz find", []byte("\x1f\x8b\x8b\x8b\x8b\x8b\x8b\x8b\x8bF&"), "gzip: invalid header"},
+		{"gzip magic alone", []byte{0x1F, 0x8B}, "gzip: stream cut short in its header (unexpected EOF)"},
+		{"zstd magic, frame cut", []byte{0x28, 0xB5, 0x2F, 0xFD, 0}, "decompressing: compressed stream cut short (unexpected EOF)"},
+	} {
+		for _, mapped := range []bool{false, true} {
+			_, _, err := readFile(t, tc.data, mapped)
+			var de *DamageError
+			if !errors.As(err, &de) || de.Offset != 0 || de.Reason != tc.reason {
+				t.Errorf("%s (mapped=%v): %v, want damage at 0: %s", tc.name, mapped, err, tc.reason)
+			}
+		}
 	}
 }
 

@@ -97,13 +97,10 @@ func startBack(r *Report, c *eventChunks, indent bool, block int) *eventsBack {
 }
 
 // formatEvents formats the events [from, to) of the lean report r as
-// elements of the events array after the first (each preceded by its
-// separator) into blocks of about block bytes.
+// elements of the events array (each but event 0 preceded by its
+// separator, as eventRange writes them) into blocks of about block bytes.
+// The second goroutine takes chunk 0 too when it gets there first.
 func formatEvents(r *Report, from, to int, indent bool, block int) [][]byte {
-	sep := ","
-	if indent {
-		sep = ",\n    "
-	}
 	var blocks [][]byte
 	b := make([]byte, 0, block)
 	rows := r.AppendEvents(make([]EventReport, 0, to-from), from, to)
@@ -112,7 +109,12 @@ func formatEvents(r *Report, from, to int, indent bool, block int) [][]byte {
 			blocks = append(blocks, b)
 			b = make([]byte, 0, block)
 		}
-		b = append(b, sep...)
+		if from+k > 0 {
+			b = append(b, ',')
+		}
+		if indent {
+			b = append(b, "\n    "...)
+		}
 		b = rows[k].appendJSON(b, indent)
 	}
 	return append(blocks, b)

@@ -96,12 +96,15 @@ func selectRank(vals []flows.LatencyValues, r int, lo, hi int64, cnt []int) int6
 
 // addFlowLatency sets the flow's ack_latency_* and read_latency_* fields
 // from the samples it is the request flow of (percentiles nil without).
-func addFlowLatency(fr *FlowReport, f *flows.Flow) {
-	if s := summarizeOwned(f.Latencies(flows.LatencyAck)); s.Count > 0 {
+// scratch is reused from flow to flow: at 10M frames a flow holds
+// thousands of samples, and a new slice for each flow's set made the
+// garbage collector run during the report's tail.
+func addFlowLatency(fr *FlowReport, f *flows.Flow, scratch *latScratch) {
+	if s := summarizeValues(f.LatencyValues(flows.LatencyAck), scratch); s.Count > 0 {
 		fr.AckLatencyCount = s.Count
 		fr.AckLatencyP50Ns, fr.AckLatencyP99Ns, fr.AckLatencyMaxNs = ptr(s.P50Ns), ptr(s.P99Ns), ptr(s.MaxNs)
 	}
-	if s := summarizeOwned(f.Latencies(flows.LatencyRead)); s.Count > 0 {
+	if s := summarizeValues(f.LatencyValues(flows.LatencyRead), scratch); s.Count > 0 {
 		fr.ReadLatencyCount = s.Count
 		fr.ReadLatencyP50Ns, fr.ReadLatencyP99Ns, fr.ReadLatencyMaxNs = ptr(s.P50Ns), ptr(s.P99Ns), ptr(s.MaxNs)
 	}

@@ -79,8 +79,9 @@ func (r *Report) AppendFlows(dst []FlowReport, from, to int) []FlowReport {
 		return append(dst, r.Flows[from:to]...)
 	}
 	fs, bin := r.lean.t.Flows()[from:to], r.lean.t.Bin()
+	var scratch latScratch
 	for _, f := range fs {
-		dst = append(dst, flowRow(f, bin, r.lean.cc))
+		dst = append(dst, flowRow(f, bin, r.lean.cc, &scratch))
 	}
 	return dst
 }
@@ -169,9 +170,9 @@ func (r *Report) materializeFlows() {
 }
 
 // flowRow is flow f's row of the report; bin is the table's rate window, cc
-// the DCQCN reactions (ccReactions).
-func flowRow(f *flows.Flow, bin int64, cc map[*flows.Flow]*ccFlow) FlowReport {
-	fr := flowReport(f)
+// the DCQCN reactions (ccReactions), scratch a buffer reused from row to row.
+func flowRow(f *flows.Flow, bin int64, cc map[*flows.Flow]*ccFlow, scratch *latScratch) FlowReport {
+	fr := flowReport(f, scratch)
 	setRates(&fr, f, bin)
 	if c := cc[f]; c != nil {
 		fr.CCReactionCNPs = int64(len(c.ratios))

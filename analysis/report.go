@@ -261,8 +261,9 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		cc := ccReactions(t)
 		r.Flows = make([]FlowReport, 0, len(t.Flows()))
 		r.Events = make([]EventReport, 0, t.NumEvents())
+		var scratch latScratch
 		for _, f := range t.Flows() {
-			r.Flows = append(r.Flows, flowRow(f, t.Bin(), cc))
+			r.Flows = append(r.Flows, flowRow(f, t.Bin(), cc, &scratch))
 		}
 		var arena eventArena
 		for i := range t.NumEvents() {
@@ -277,7 +278,9 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 	return r
 }
 
-func flowReport(f *flows.Flow) FlowReport {
+// flowReport is flow f's counters, latency (scratch: addFlowLatency's
+// buffer) and QoS.
+func flowReport(f *flows.Flow, scratch *latScratch) FlowReport {
 	k := f.Key
 	fr := FlowReport{
 		ID: f.ID(), SrcIP: k.Src.String(), DstIP: k.Dst.String(), DstQPN: k.DstQPN,
@@ -293,7 +296,7 @@ func flowReport(f *flows.Flow) FlowReport {
 	if p := f.Peer(); p != nil {
 		fr.Peer = ptr(p.ID())
 	}
-	addFlowLatency(&fr, f)
+	addFlowLatency(&fr, f, scratch)
 	addFlowQoS(&fr, f)
 	return fr
 }
@@ -352,19 +355,6 @@ func cnpLatency(t *flows.Table) LatencySummary {
 
 // summarize returns count, min, nearest-rank p50 and p99, and max.
 func summarize(v []int64) LatencySummary { return summarizeOwned(slices.Clone(v)) }
-
-// summarizeOwned is summarize on a slice it may reorder (it sorts s).
-func summarizeOwned(s []int64) LatencySummary {
-	n := len(s)
-	if n == 0 {
-		return LatencySummary{}
-	}
-	slices.Sort(s)
-	return LatencySummary{
-		Count: int64(n), MinNs: s[0], MaxNs: s[n-1],
-		P50Ns: s[nearestRank(50, n)-1], P99Ns: s[nearestRank(99, n)-1],
-	}
-}
 
 // nearestRank returns ceil(pct/100 * n), at least 1, in integer arithmetic.
 func nearestRank(pct, n int) int {

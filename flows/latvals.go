@@ -44,15 +44,25 @@ func (v LatencyValues) U32() []uint32 {
 
 // Int64s returns a new slice with the values (nil when there are none).
 func (v LatencyValues) Int64s() []int64 {
-	n := v.Len()
-	if n == 0 {
+	if v.Len() == 0 {
 		return nil
 	}
-	out := make([]int64, n)
-	for i := range out {
-		out[i] = v.At(i)
+	return v.AppendInt64s(make([]int64, 0, v.Len()))
+}
+
+// AppendInt64s appends the values to dst (a buffer reused from flow to flow
+// allocates nothing).
+func (v LatencyValues) AppendInt64s(dst []int64) []int64 {
+	if !v.wide {
+		for _, x := range v.s {
+			dst = append(dst, int64(x))
+		}
+		return dst
 	}
-	return out
+	for i := range v.Len() {
+		dst = append(dst, v.At(i))
+	}
+	return dst
 }
 
 // appendValue appends x (>= 0) to values s (pairs when wide), widening s at

@@ -17,10 +17,11 @@ type leanSource struct {
 	rest *leanRest
 }
 
-// A lean report's findings and latency summaries are computed on a
-// goroutine of their own (startRest), while the writers turn the table
-// into rows: both only read the finished table. Report.Findings is nil,
-// and CNPLatency and Latency zero, until Await. report --json of 1M frames:
+// A report's findings and latency summaries are computed on a goroutine
+// of their own (startRest), while the writers turn the table into rows (a
+// lean report) or Build does (a report with rows, as the TUI builds): both
+// only read the finished table. A lean report's Findings is nil, and its
+// CNPLatency and Latency zero, until Await. report --json of 1M frames:
 // the findings take ~4 ms, the latency summaries ~0.6, the flows and
 // events ~8; the second core is otherwise idle then.
 type leanRest struct {

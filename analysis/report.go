@@ -249,16 +249,16 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		r.Capture.Files = []string{}
 	}
 	r.Capture.FlowsDropped = t.FlowsDropped()
+	// The rest (latency summaries, findings) is computed on a goroutine of
+	// its own (lean.go): while ccReactions runs here, then while the
+	// writers (lean) or this goroutine turn the table into rows.
+	rest, ccs := startRest(t, r.Capture, opts)
+	cc := ccReactions(t)
+	ccs <- cc
 	if opts.Lean {
-		// the rest, computed while the writers turn the table into rows
-		// (lean.go), the latency summaries while ccReactions runs here
-		rest, ccs := startRest(t, r.Capture, opts)
-		cc := ccReactions(t)
-		ccs <- cc
 		r.lean = &leanSource{t: t, cc: cc, rest: rest}
 		r.Findings = nil
 	} else {
-		cc := ccReactions(t)
 		r.Flows = make([]FlowReport, 0, len(t.Flows()))
 		r.Events = make([]EventReport, 0, t.NumEvents())
 		var scratch latScratch
@@ -269,8 +269,8 @@ func Build(t *flows.Table, c CaptureSummary, opts Options) Report {
 		for i := range t.NumEvents() {
 			r.Events = append(r.Events, arena.eventReport(t.Event(i)))
 		}
-		r.CNPLatency, r.Latency = cnpLatency(t), latencyReport(t)
-		r.Findings = findings(t, &r.Capture, opts, cc)
+		<-rest.done
+		r.CNPLatency, r.Latency, r.Findings = rest.cnpLatency, rest.latency, rest.findings
 	}
 	for _, s := range t.PFC() {
 		r.PFC = append(r.PFC, pfcReport(s))

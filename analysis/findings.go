@@ -58,13 +58,19 @@ type flowEvents struct {
 	minTimeoutIdle   int64 // shortest idle_ns of the timeouts (timeouts > 0)
 }
 
-func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
-	m := map[*flows.Flow]*flowEvents{}
+// gatherEvents gathers each flow's facts from the table's events, indexed
+// by Flow.Index (nil for a flow with none).
+func gatherEvents(t *flows.Table) []*flowEvents {
+	m := make([]*flowEvents, len(t.Flows())) // by Flow.Index
 	get := func(f *flows.Flow) *flowEvents {
-		fe := m[f]
+		i := f.Index()
+		if i >= len(m) {
+			m = append(m, make([]*flowEvents, i+1-len(m))...)
+		}
+		fe := m[i]
 		if fe == nil {
-			fe = &flowEvents{nakCodes: map[uint8]int{}}
-			m[f] = fe
+			fe = &flowEvents{}
+			m[i] = fe
 		}
 		return fe
 	}
@@ -77,6 +83,9 @@ func gatherEvents(t *flows.Table) map[*flows.Flow]*flowEvents {
 				fe.firstNAKTsNs = e.TsNs
 			}
 			fe.nakTs = append(fe.nakTs, e.TsNs)
+			if fe.nakCodes == nil {
+				fe.nakCodes = map[uint8]int{}
+			}
 			fe.nakCodes[e.Code()]++
 		case flows.EventRNRNAK:
 			fe := get(e.Flow)
@@ -175,15 +184,15 @@ type finder struct {
 	t    *flows.Table
 	c    *CaptureSummary
 	opts Options
-	fev  map[*flows.Flow]*flowEvents
-	none flowEvents // the events of a flow without any
+	fev  []*flowEvents // by Flow.Index: gatherEvents
+	none flowEvents    // the events of a flow without any
 	out  []Finding
 }
 
 // events returns the gathered events of f (none when it has none).
 func (fd *finder) events(f *flows.Flow) *flowEvents {
-	if fe := fd.fev[f]; fe != nil {
-		return fe
+	if i := f.Index(); i < len(fd.fev) && fd.fev[i] != nil {
+		return fd.fev[i]
 	}
 	return &fd.none
 }

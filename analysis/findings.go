@@ -61,18 +61,13 @@ type flowEvents struct {
 // gatherEvents gathers each flow's facts from the table's events, indexed
 // by Flow.Index (nil for a flow with none).
 func gatherEvents(t *flows.Table) []*flowEvents {
-	m := make([]*flowEvents, len(t.Flows())) // by Flow.Index
+	// Every event's flows are the table's: Index < len(t.Flows()).
+	m := make([]*flowEvents, len(t.Flows()))
 	get := func(f *flows.Flow) *flowEvents {
-		i := f.Index()
-		if i >= len(m) {
-			m = append(m, make([]*flowEvents, i+1-len(m))...)
+		if m[f.Index()] == nil {
+			m[f.Index()] = &flowEvents{}
 		}
-		fe := m[i]
-		if fe == nil {
-			fe = &flowEvents{}
-			m[i] = fe
-		}
-		return fe
+		return m[f.Index()]
 	}
 	for i := range t.NumEvents() {
 		e := t.Event(i)
@@ -191,8 +186,8 @@ type finder struct {
 
 // events returns the gathered events of f (none when it has none).
 func (fd *finder) events(f *flows.Flow) *flowEvents {
-	if i := f.Index(); i < len(fd.fev) && fd.fev[i] != nil {
-		return fd.fev[i]
+	if fe := fd.fev[f.Index()]; fe != nil { // f is the table's
+		return fe
 	}
 	return &fd.none
 }

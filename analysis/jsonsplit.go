@@ -96,10 +96,25 @@ func startBack(r *Report, c *eventChunks, indent bool, block int) *eventsBack {
 	return eb
 }
 
+// eventSep is what precedes event i in the events array: a comma but
+// before event 0, then the indentation when indent. Both writers of events
+// (eventRange, formatEvents) use it: the second goroutine of the split may
+// take chunk 0 too.
+func eventSep(i int, indent bool) string {
+	switch {
+	case i > 0 && indent:
+		return ",\n    "
+	case i > 0:
+		return ","
+	case indent:
+		return "\n    "
+	}
+	return ""
+}
+
 // formatEvents formats the events [from, to) of the lean report r as
-// elements of the events array (each but event 0 preceded by its
-// separator, as eventRange writes them) into blocks of about block bytes.
-// The second goroutine takes chunk 0 too when it gets there first.
+// elements of the events array, each preceded by its eventSep, into blocks
+// of about block bytes.
 func formatEvents(r *Report, from, to int, indent bool, block int) [][]byte {
 	var blocks [][]byte
 	b := make([]byte, 0, block)
@@ -109,12 +124,7 @@ func formatEvents(r *Report, from, to int, indent bool, block int) [][]byte {
 			blocks = append(blocks, b)
 			b = make([]byte, 0, block)
 		}
-		if from+k > 0 {
-			b = append(b, ',')
-		}
-		if indent {
-			b = append(b, "\n    "...)
-		}
+		b = append(b, eventSep(from+k, indent)...)
 		b = rows[k].appendJSON(b, indent)
 	}
 	return append(blocks, b)
@@ -168,12 +178,7 @@ func (jw *jsonWriter) eventRange(r *Report, from, to int) {
 			rows = jw.rows
 		}
 		for k := range rows {
-			if base+k > 0 {
-				jw.raw(",")
-			}
-			if jw.indent {
-				jw.raw("\n    ")
-			}
+			jw.raw(eventSep(base+k, jw.indent))
 			jw.tmp = rows[k].appendJSON(jw.tmp[:0], jw.indent)
 			jw.w.Write(jw.tmp)
 		}

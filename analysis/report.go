@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/bits"
 	"net"
-	"slices"
 
 	"github.com/rocetrace/rocetrace/flows"
 )
@@ -350,11 +349,8 @@ func cnpLatency(t *flows.Table) LatencySummary {
 			v = append(v, e.ECNToCNPNs())
 		}
 	}
-	return summarize(v)
+	return summarizeOwned(v) // v is this function's: no copy
 }
-
-// summarize returns count, min, nearest-rank p50 and p99, and max.
-func summarize(v []int64) LatencySummary { return summarizeOwned(slices.Clone(v)) }
 
 // nearestRank returns ceil(pct/100 * n), at least 1, in integer arithmetic.
 func nearestRank(pct, n int) int {

@@ -8,6 +8,10 @@ import (
 	"github.com/rocetrace/rocetrace/flows"
 )
 
+// summarize returns count, min, nearest-rank p50 and p99, and max of v,
+// which it leaves as it is (summarizeOwned on a copy).
+func summarize(v []int64) LatencySummary { return summarizeOwned(slices.Clone(v)) }
+
 // TestSelectKth: every rank of inputs of many shapes (sorted, reversed,
 // all equal, few distinct values, random, organ pipe, wide values) is the
 // value a sort puts there, with the partition property around it; also
